@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# make check: the project's own test suite (what CI runs).
+#
+#  1. a -Werror build of everything;
+#  2. the unit tests of common/ (cmocka);
+#  3. the harness grading its own misbehaving fake lab;
+#  4. every lab: the reference gets full marks, the stub gets zero and
+#     never hangs, every wrong solution is rejected by the test it names;
+#  5. the reference solutions under AddressSanitizer + UBSan, and under
+#     ThreadSanitizer for the labs that use threads;
+#  6. every further check in common/checks/*.sh (each prints PASS/FAIL lines).
+#
+# Ends with "N passed, N failed"; exits 1 if anything failed.
+set -u
+cd "$(dirname "$0")/../.." || exit 3
+
+passed=0
+failed=0
+failures=()
+JOBS=${JOBS:-2}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/yieldlab-check.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$*"; }
+fail() { failed=$((failed + 1)); failures+=("$*"); printf 'FAIL %s\n' "$*"; }
+section() { printf '\n== %s\n' "$*"; }
+
+# Labs are the directories with a lab.mk, in order.
+labs=()
+for mk in labs/*/lab.mk; do labs+=("$(basename "$(dirname "$mk")")"); done
+lab_id() { echo "${1%%_*}"; }
+
+# frag_field LAB_OUT LAB N: field N of the fragment's first line
+# (lab score max passed count).
+frag_field() { awk -v n="$3" 'NR == 1 { print $n }' "$1/labs/$2.frag" 2>/dev/null; }
+# test_tag OUT LAB TEST: the status the harness gave one test.
+test_tag() {
+	grep -F "\"name\": \"$2/$3\"" "$1/labs/$2.frag" 2>/dev/null |
+		sed -n 's/.*"tags": \["\([a-z]*\)"\].*/\1/p'
+}
+
+json_valid() {
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
+	else
+		# No python3: at least the braces must balance and it must be UTF-8.
+		iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1
+	fi
+}
+
+section "build (-Werror)"
+if make -s -j"$JOBS" WERROR=1 all wrong-graders >"$TMP/build.log" 2>&1; then
+	pass "build: every program, grader and wrong solution compiles with -Werror"
+else
+	cat "$TMP/build.log"
+	fail "build: see the compiler output above"
+	printf '\n%d passed, %d failed\n' "$passed" "$failed"
+	exit 1
+fi
+
+section "unit tests of common/"
+for t in build/test/test_*; do
+	[ -x "$t" ] || continue
+	out=$("$t" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -E '^\[  (PASSED|FAILED|ERROR) ' | sed 's/^/  /'
+	if [ $rc -eq 0 ]; then
+		pass "unit: $(basename "$t")"
+	else
+		printf '%s\n' "$out" | tail -20
+		fail "unit: $(basename "$t") (exit $rc)"
+	fi
+done
+
+section "the harness grades a misbehaving fake lab"
+out="$TMP/selftest"
+build/grader/selftest --out "$out" --rerun 'selftest' >"$TMP/selftest.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] && pass "harness: exit status 1 when tests fail" ||
+	fail "harness: exit status $rc, expected 1"
+for name in $(build/grader/selftest --list | awk '{ print $1 }'); do
+	want=$(echo "$name" | cut -d_ -f2)
+	got=$(test_tag "$out" selftest "$name")
+	[ "$got" = "$want" ] && pass "harness: $name reported as $want" ||
+		fail "harness: $name reported as '$got', expected $want"
+done
+json_valid "$out/results.json" && pass "harness: results.json is valid JSON after hostile output" ||
+	fail "harness: results.json is not valid JSON"
+if pgrep -f 'sleep 3600' >/dev/null; then
+	pkill -f 'sleep 3600'
+	fail "harness: a test's grandchild was left running"
+else
+	pass "harness: nothing a test started is left running"
+fi
+
+section "labs: reference full marks, stub zero, wrong solutions rejected"
+for lab in "${labs[@]}"; do
+	id=$(lab_id "$lab")
+	out="$TMP/sol-$id"
+	if build/grader/"$id"-sol --out "$out" >"$TMP/sol-$id.log" 2>&1; then
+		pass "$id: the reference solution gets full marks ($(frag_field "$out" "$lab" 2)/$(frag_field "$out" "$lab" 3))"
+	else
+		cat "$TMP/sol-$id.log"
+		fail "$id: the reference solution lost points"
+	fi
+	out="$TMP/stub-$id"
+	build/grader/"$id" --out "$out" >"$TMP/stub-$id.log" 2>&1
+	score=$(frag_field "$out" "$lab" 2)
+	if [ "$score" = 0 ] && ! grep -q '"tags": \["timeout"\]' "$out/labs/$lab.frag"; then
+		pass "$id: the stub scores 0, every test ends without a timeout"
+	else
+		cat "$TMP/stub-$id.log"
+		fail "$id: the stub scored '$score' or hung"
+	fi
+	for src in solutions/wrong/"$lab"/*.c; do
+		[ -f "$src" ] || continue
+		m=$(basename "$src" .c)
+		catcher=$(sed -n 's/.*Caught by: *\([a-z0-9_]*\).*/\1/p' "$src" | head -1)
+		out="$TMP/wrong-$id-$m"
+		build/grader/wrong/"$lab/$m" --out "$out" >"$out.log" 2>&1
+		rc=$?
+		score=$(frag_field "$out" "$lab" 2)
+		max=$(frag_field "$out" "$lab" 3)
+		tag=$(test_tag "$out" "$lab" "$catcher")
+		if [ -z "$catcher" ]; then
+			fail "$id/wrong/$m: no 'Caught by: <test>' line in its header"
+		elif [ $rc -eq 1 ] && [ -n "$tag" ] && [ "$tag" != pass ]; then
+			pass "$id/wrong/$m: rejected ($score/$max), $catcher: $tag"
+		else
+			fail "$id/wrong/$m: exit $rc, $score/$max, $catcher: '${tag:-not run}'"
+		fi
+	done
+done
+
+section "sanitizers: the reference solutions under ASan+UBSan and TSan"
+for san in address thread; do
+	if ! make -s -j"$JOBS" SAN=$san graders >"$TMP/san-$san.log" 2>&1; then
+		tail -30 "$TMP/san-$san.log"
+		fail "SAN=$san: build failed"
+		continue
+	fi
+	for lab in "${labs[@]}"; do
+		id=$(lab_id "$lab")
+		# TSan only where threads are: lab.mk sets <lab>_THREADS := 1.
+		if [ $san = thread ] && ! grep -q "_THREADS *:= *1" "labs/$lab/lab.mk"; then
+			continue
+		fi
+		out="$TMP/san-$san-$id"
+		if build/san-$san/grader/"$id"-sol --out "$out" >"$out.log" 2>&1; then
+			pass "$id: full marks under SAN=$san, no sanitizer report"
+		else
+			cat "$out.log"
+			fail "$id: lost points under SAN=$san"
+		fi
+	done
+done
+
+for script in common/checks/*.sh; do
+	[ -f "$script" ] || continue
+	section "$(basename "$script" .sh)"
+	while IFS= read -r line; do
+		case "$line" in
+		PASS\ *) pass "${line#PASS }" ;;
+		FAIL\ *) fail "${line#FAIL }" ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done < <(TMP="$TMP" bash "$script" 2>&1)
+done
+
+if [ $failed -gt 0 ]; then
+	printf '\nFailed:\n'
+	printf '  %s\n' "${failures[@]}"
+fi
+printf '\n%d passed, %d failed\n' "$passed" "$failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,124 @@
+/* Unit tests of common/lag. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "clock.h"
+#include "evbase.h"
+#include "lag.h"
+#include "trace.h"
+
+#include <event2/event.h>
+
+static void percentiles_use_the_nearest_rank(void **state)
+{
+	const int64_t v[] = { 50, 10, 40, 20, 30, 60, 70, 80, 90, 100 };
+
+	(void)state;
+	assert_int_equal(lag_percentile_ns(v, 10, 50), 50);
+	assert_int_equal(lag_percentile_ns(v, 10, 90), 90);
+	assert_int_equal(lag_percentile_ns(v, 10, 99), 100);
+	assert_int_equal(lag_percentile_ns(v, 10, 100), 100);
+	assert_int_equal(lag_percentile_ns(v, 10, 1), 10);
+	assert_int_equal(lag_percentile_ns(v, 10, 11), 20);
+	/* the input is left as it was */
+	assert_int_equal(v[0], 50);
+}
+
+static void percentiles_of_nothing_and_of_one_value(void **state)
+{
+	const int64_t one = 7;
+
+	(void)state;
+	assert_int_equal(lag_percentile_ns(NULL, 0, 50), 0);
+	assert_int_equal(lag_percentile_ns(&one, 1, 50), 7);
+	assert_int_equal(lag_percentile_ns(&one, 1, 99), 7);
+}
+
+static void stall_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	clock_spin_ns(50 * CLOCK_NS_PER_MS);
+}
+
+static void done_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+/* A 50 ms stall after 20 ms must show as one sample of at least 45 ms
+ * (the beat due inside the stall waits at least 50 - 5 ms).  The idle beats
+ * are late by well under a period on the precise timer; only the median is
+ * asserted (< 2 ms), since single beats can hiccup by milliseconds here. */
+static void a_stall_shows_as_one_large_lateness(void **state)
+{
+	struct event_base *base = evbase_new(EVBASE_PRECISE);
+	struct lag *lag = lag_new(base, 5 * CLOCK_NS_PER_MS);
+	struct trace *trace = trace_new();
+	struct timeval at_20ms = { 0, 20000 }, at_150ms = { 0, 150000 };
+	struct lag_stats st;
+	size_t big = 0;
+
+	(void)state;
+	lag_set_trace(lag, trace);
+	assert_int_equal(lag_start(lag), 0);
+	event_base_once(base, -1, EV_TIMEOUT, stall_cb, NULL, &at_20ms);
+	event_base_once(base, -1, EV_TIMEOUT, done_cb, base, &at_150ms);
+	event_base_dispatch(base);
+	lag_stop(lag);
+	lag_get_stats(lag, &st);
+	for (size_t i = 0; i < lag_count(lag); i++)
+		big += lag_sample_ns(lag, i) >= 45 * CLOCK_NS_PER_MS;
+	assert_int_equal(big, 1);
+	assert_true(st.max_ns >= 45 * CLOCK_NS_PER_MS);
+	assert_true(st.p50_ns < 2 * CLOCK_NS_PER_MS);
+	assert_int_equal(trace_count_prefix(trace, "beat"), lag_count(lag));
+	/* after the stall the meter keeps its schedule: about 20 beats in all */
+	assert_in_range(lag_count(lag), 10, 30);
+	lag_free(lag);
+	trace_free(trace);
+	event_base_free(base);
+}
+
+static void a_stopped_meter_lets_the_loop_end(void **state)
+{
+	struct event_base *base = evbase_new(EVBASE_PRECISE);
+	struct lag *lag = lag_new(base, CLOCK_NS_PER_MS);
+
+	(void)state;
+	lag_start(lag);
+	lag_stop(lag);
+	assert_int_equal(event_base_dispatch(base), 1);
+	assert_int_equal(lag_count(lag), 0);
+	lag_free(lag);
+	event_base_free(base);
+}
+
+static void a_meter_needs_a_positive_period(void **state)
+{
+	struct event_base *base = evbase_new(EVBASE_PRECISE);
+
+	(void)state;
+	assert_null(lag_new(base, 0));
+	assert_null(lag_new(base, -5));
+	event_base_free(base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(percentiles_use_the_nearest_rank),
+		cmocka_unit_test(percentiles_of_nothing_and_of_one_value),
+		cmocka_unit_test(a_stall_shows_as_one_large_lateness),
+		cmocka_unit_test(a_stopped_meter_lets_the_loop_end),
+		cmocka_unit_test(a_meter_needs_a_positive_period),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

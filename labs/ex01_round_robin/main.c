@@ -1,0 +1,219 @@
+/* ex01 — do not edit: the grader builds with a pristine copy of this file. */
+/*
+ * ex01: run chatty tasks beside a heartbeat and print who ran when.
+ * --yield picks the mechanism: yours (the default) or one of the wrong ones,
+ * to watch each of them fail.
+ */
+#include "round_robin.h"
+
+#include "clock.h"
+#include "evbase.h"
+#include "lag.h"
+#include "trace.h"
+
+#include <err.h>
+#include <event2/event.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct options {
+	int tasks, steps, work_us, beat_ms;
+	const char *yield;
+};
+
+struct worker {
+	struct chatty chatty;
+	int64_t work_ns;
+};
+
+static int yield_event_active(struct rr_task *t)
+{
+	event_active(t->ev, EV_TIMEOUT, 0);
+	return 0;
+}
+
+static int yield_base_once(struct rr_task *t)
+{
+	return event_base_once(t->base, -1, EV_TIMEOUT,
+			       event_get_callback(t->ev),
+			       event_get_callback_arg(t->ev), NULL);
+}
+
+static int yield_timer_0(struct rr_task *t)
+{
+	struct timeval zero = { 0, 0 };
+
+	return event_add(t->ev, &zero);
+}
+
+static int yield_timer_1ms(struct rr_task *t)
+{
+	struct timeval one_ms = { 0, 1000 };
+
+	return event_add(t->ev, &one_ms);
+}
+
+static const struct mechanism {
+	const char *name, *what;
+	rr_yield_fn fn;
+} mechanisms[] = {
+	{ "rr_yield", "your rr_yield()", NULL },
+	{ "none", "no yield at all (RR_NO_YIELD)", NULL },
+	{ "active", "event_active() alone: not a yield", yield_event_active },
+	{ "once", "event_base_once() with no delay: not a yield", yield_base_once },
+	{ "timer0", "event_add() with a zero timeout: not FIFO", yield_timer_0 },
+	{ "timer1ms", "event_add() with 1 ms: slow", yield_timer_1ms },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ex01 [--tasks N] [--steps N] [--work-us N] [--beat-ms N]\n"
+		"            [--yield rr_yield|none|active|once|timer0|timer1ms]\n"
+		"  --tasks N     chatty tasks a, b, c ... (1-6, default 2)\n"
+		"  --steps N     steps per task (1-100000, default 6)\n"
+		"  --work-us N   busy work per step in us (0-100000, default 2000)\n"
+		"  --beat-ms N   heartbeat period in ms (1-1000, default 5)\n"
+		"  --yield M     how tasks yield (default rr_yield, your code)\n");
+}
+
+static void bad_usage(const char *problem)
+{
+	fprintf(stderr, "ex01: %s\n", problem);
+	usage(stderr);
+	exit(2);
+}
+
+static int parse_int(const char *arg, const char *name, int lo, int hi)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
+		fprintf(stderr, "ex01: %s must be a whole number from %d to %d, "
+			"not '%s'\n", name, lo, hi, arg);
+		usage(stderr);
+		exit(2);
+	}
+	return (int)v;
+}
+
+static const struct mechanism *find_mechanism(const char *name)
+{
+	for (size_t i = 0; i < sizeof(mechanisms) / sizeof(mechanisms[0]); i++)
+		if (strcmp(mechanisms[i].name, name) == 0)
+			return &mechanisms[i];
+	return NULL;
+}
+
+static struct options parse_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "tasks", required_argument, NULL, 't' },
+		{ "steps", required_argument, NULL, 's' },
+		{ "work-us", required_argument, NULL, 'w' },
+		{ "beat-ms", required_argument, NULL, 'b' },
+		{ "yield", required_argument, NULL, 'y' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = { 2, 6, 2000, 5, "rr_yield" };
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't': o.tasks = parse_int(optarg, "--tasks", 1, 6); break;
+		case 's': o.steps = parse_int(optarg, "--steps", 1, 100000); break;
+		case 'w': o.work_us = parse_int(optarg, "--work-us", 0, 100000); break;
+		case 'b': o.beat_ms = parse_int(optarg, "--beat-ms", 1, 1000); break;
+		case 'y': o.yield = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: bad_usage("unknown option or missing value");
+		}
+	}
+	if (optind != argc)
+		bad_usage("unexpected argument");
+	if (!find_mechanism(o.yield))
+		bad_usage("unknown --yield mechanism");
+	return o;
+}
+
+static bool work_step(struct rr_task *task, void *arg)
+{
+	struct worker *w = arg;
+	bool more = chatty_step(task, &w->chatty);
+
+	clock_spin_ns(w->work_ns);
+	return more;
+}
+
+static void print_trace(struct trace *trace)
+{
+	size_t beats = 0;
+
+	for (size_t i = 0; i < trace_len(trace); i++) {
+		bool beat = strcmp(trace_name(trace, i), "beat") == 0;
+
+		printf("%s%s", i ? " " : "", beat ? "|" : trace_name(trace, i));
+		beats += beat;
+	}
+	printf("\n(| = heartbeat; %zu beats)\n", beats);
+}
+
+static int live_tasks;
+
+static void task_done(struct rr_task *task, void *arg)
+{
+	(void)task;
+	(void)arg;
+	live_tasks--;
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const names[] = { "a", "b", "c", "d", "e", "f" };
+	struct options o = parse_args(argc, argv);
+	const struct mechanism *m = find_mechanism(o.yield);
+	struct rr_task tasks[6];
+	struct worker workers[6];
+	struct event_base *base = evbase_new(EVBASE_PRECISE);
+	struct trace *trace = trace_new();
+	struct lag *lag = base ? lag_new(base, o.beat_ms * CLOCK_NS_PER_MS) : NULL;
+	struct lag_stats st;
+	int64_t start;
+
+	if (!base || !trace || !lag)
+		errx(1, "out of memory");
+	lag_set_trace(lag, trace);
+	lag_start(lag);
+	start = clock_monotonic_ns();
+	for (int i = 0; i < o.tasks; i++) {
+		workers[i] = (struct worker){
+			.chatty = { .name = names[i], .count = o.steps, .trace = trace },
+			.work_ns = o.work_us * CLOCK_NS_PER_US,
+		};
+		if (rr_task_start(&tasks[i], base, work_step, task_done, &workers[i],
+				  strcmp(m->name, "none") ? RR_YIELD : RR_NO_YIELD) != 0)
+			errx(1, "rr_task_start failed (not implemented yet?)");
+		if (m->fn)
+			tasks[i].yield = m->fn;
+		live_tasks++;
+	}
+	while (live_tasks > 0 && event_base_loop(base, EVLOOP_ONCE) == 0)
+		;
+	lag_stop(lag);
+	lag_get_stats(lag, &st);
+	printf("yield: %s; %d tasks x %d steps of %d us; heartbeat every %d ms\n",
+	       m->what, o.tasks, o.steps, o.work_us, o.beat_ms);
+	print_trace(trace);
+	printf("tasks took %.1f ms; heartbeat lateness: worst %.2f ms, median %.2f ms\n",
+	       clock_ns_to_ms(clock_monotonic_ns() - start),
+	       clock_ns_to_ms(st.max_ns), clock_ns_to_ms(st.p50_ns));
+	lag_free(lag);
+	trace_free(trace);
+	event_base_free(base);
+	return 0;
+}

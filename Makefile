@@ -15,6 +15,7 @@ V ?= 0
 LAB ?=
 T ?=
 SOL ?= 0
+BUILD ?= build
 
 ifeq ($(V),1)
 Q :=
@@ -26,14 +27,14 @@ endif
 
 # Sanitizer builds live beside the plain one so switching never mixes objects.
 ifeq ($(SAN),)
-O := build
+O := $(BUILD)
 SANFLAGS :=
 else ifeq ($(SAN),address)
-O := build/san-address
+O := $(BUILD)/san-address
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 else ifeq ($(SAN),thread)
-O := build/san-thread
+O := $(BUILD)/san-thread
 SANFLAGS := -fsanitize=thread
 else
 $(error SAN must be empty, 'address' or 'thread', not '$(SAN)')
@@ -56,7 +57,7 @@ ALL_CFLAGS = -std=c11 -O2 -g $(WARNINGS) $(SANFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 ALL_LDLIBS = $(PKG_LIBS) -lpthread -lm $(LDLIBS)
 
-DEPS_OK := build/.deps-ok
+DEPS_OK := $(BUILD)/.deps-ok
 
 # ---- one pattern rule for every object -------------------------------------
 $(O)/obj/%.o: %.c | $(DEPS_OK)
@@ -94,27 +95,30 @@ $(O)/obj/solutions/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
 $(O)/obj/solutions/wrong/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
 
 $(O)/grader/$$($(1)_ID): $(O)/obj/labs/$(1)/grade.o \
-		$(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) $(GRADE_OBJS)
+		$(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) $(GRADE_OBJS) \
+		| $$($(1)_NEEDS)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
 $(O)/grader/$$($(1)_ID)-sol: $(O)/obj/labs/$(1)/grade.o \
-		$(O)/obj/solutions/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) $(GRADE_OBJS)
+		$(O)/obj/solutions/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) $(GRADE_OBJS) \
+		| $$($(1)_NEEDS)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
 $(O)/grader/wrong/$(1)/%: $(O)/obj/labs/$(1)/grade.o \
-		$(O)/obj/solutions/wrong/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS)
+		$(O)/obj/solutions/wrong/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS) \
+		| $$($(1)_NEEDS)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
 $(O)/bin/$$($(1)_ID): $(O)/obj/labs/$(1)/main.o \
-		$(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS)
+		$(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) | $$($(1)_NEEDS)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
 $(O)/bin/$$($(1)_ID)-sol: $(O)/obj/labs/$(1)/main.o \
-		$(O)/obj/solutions/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS)
+		$(O)/obj/solutions/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) | $$($(1)_NEEDS)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
@@ -158,7 +162,7 @@ grade: $(SEL_GRADERS) $(GRADE_REPORT)
 	exit $$status
 
 check: $(DEPS_OK)
-	@bash common/grade/check.sh
+	@BUILD=$(BUILD) LAB=$(LAB) bash common/grade/check.sh
 
 clean:
 	rm -rf build dist

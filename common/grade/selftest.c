@@ -85,6 +85,33 @@ static void status_fail_hostile_output(void **state)
 	fail();
 }
 
+static void scribble(const char *dir, const char *name, const char *junk)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(junk, f);
+		fclose(f);
+	}
+}
+
+/* Writes junk over the results the harness keeps, and plants a bogus
+ * fragment: results.json must come out valid all the same. */
+static void status_fail_overwrites_grader_files(void **state)
+{
+	const char *out = getenv("YIELDLAB_GRADE_OUT");
+
+	(void)state;
+	assert_non_null(out);
+	scribble(out, "results.json", "{ \"score\": 100, broken");
+	scribble(out, "labs/selftest.frag", "selftest 10 10 10 10\n{ junk\n");
+	scribble(out, "labs/zz_planted.frag", "garbage\n{\"name\": oops}\n");
+	fail_msg("scribbled over the grader's files");
+}
+
 static void status_pass_after_others_failed(void **state)
 {
 	(void)state;
@@ -101,6 +128,7 @@ static const struct grade_test tests[] = {
 	GRADE_TEST(status_crash_megabytes_of_output, 1, 20000, "-"),
 	GRADE_TEST(status_fail_forks_and_leaves_a_child, 1, 2000, "-"),
 	GRADE_TEST(status_fail_hostile_output, 1, 2000, "-"),
+	GRADE_TEST(status_fail_overwrites_grader_files, 1, 2000, "-"),
 	GRADE_TEST(status_pass_after_others_failed, 1, 2000, "-"),
 };
 

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make check, charts: every committed CSV passes check_csv.sh, and every
+# chart re-renders from the committed data (gnuplot exits 0, the PNG and SVG
+# are not empty).  Nothing is measured again.
+set -u
+tmp=${TMP:-$(mktemp -d)}/charts
+mkdir -p "$tmp"
+for csv in data/*.csv; do
+	[ -f "$csv" ] || continue
+	if bash common/charts/check_csv.sh "$csv" 2>"$tmp/err"; then
+		echo "PASS data: $csv is well formed"
+	else
+		echo "FAIL data: $(cat "$tmp/err")"
+	fi
+done
+for gp in plots/*.gp; do
+	chart=$(basename "$gp" .gp)
+	[ "$chart" = style ] && continue
+	if bash common/charts/render.sh data "$tmp" "$chart" 2>"$tmp/err" &&
+		[ -s "$tmp/$chart.png" ] && [ -s "$tmp/$chart.svg" ]; then
+		echo "PASS plots: $chart renders from the committed data"
+	else
+		echo "FAIL plots: $chart: $(tr '\n' ' ' <"$tmp/err")"
+	fi
+done
+# A malformed CSV must stop the chart with a message naming the file.
+mkdir -p "$tmp/bad"
+printf '# date: x\nyield,worst_lag_ms\nrr_yield\n' >"$tmp/bad/ex01_round_robin_mechanisms.csv"
+if ! bash common/charts/render.sh "$tmp/bad" "$tmp/bad" ex01_yield_mechanisms 2>"$tmp/err" &&
+	grep -q "ex01_round_robin_mechanisms.csv" "$tmp/err"; then
+	echo "PASS plots: a malformed CSV stops the chart, naming the file"
+else
+	echo "FAIL plots: a malformed CSV was not reported"
+fi

@@ -78,7 +78,10 @@ include $(sort $(wildcard labs/*/lab.mk))
 
 lab_id = $(firstword $(subst _, ,$(1)))
 # LAB=ex01 (or the full directory name) narrows grading to one lab.
-SELECTED := $(if $(LAB),$(filter $(LAB) $(LAB)_%,$(LABS)),$(LABS))
+# LAB may be a comma list: LAB=ex02,ex03.
+comma := ,
+LAB_LIST := $(subst $(comma), ,$(LAB))
+SELECTED := $(if $(LAB),$(filter $(LAB_LIST) $(addsuffix _%,$(LAB_LIST)),$(LABS)),$(LABS))
 ifneq ($(LAB),)
 ifeq ($(SELECTED),)
 $(error LAB=$(LAB) matches no lab; labs are: $(foreach l,$(LABS),$(call lab_id,$(l))))
@@ -178,6 +181,8 @@ help:
 	@echo '  make data            re-measure every experiment into data/*.csv (LAB=exNN: one lab)'
 	@echo '       SRC=labs        ... measure your own code into data/mine/'
 	@echo '  make plots           draw plots/*.png and .svg from data/ (never measures)'
+	@echo '  make bench           measure the suite: yield cost, lag vs asyncio, hash, wake-up, grading speed'
+	@echo '       QUICK=1         ... a smoke test (tiny runs, no grading)'
 	@echo '  make check           the project test suite (what CI runs)'
 	@echo '  make clean           remove build/ and dist/'
 	@echo 'knobs: WERROR=0 (warnings are not errors), V=1 (show commands),'

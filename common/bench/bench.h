@@ -1,0 +1,37 @@
+/*
+ * bench: what the `make bench` programs share (not part of libcommon.a).
+ *
+ * Every bench program takes --csv (one header row with units in the column
+ * names, then rows) and --help; bad arguments print what was wrong and the
+ * usage, and exit 2.
+ */
+#ifndef YIELDLAB_BENCH_H
+#define YIELDLAB_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdnoreturn.h>
+
+/* Prints the program's usage on f. */
+typedef void (*bench_usage_fn)(FILE *f);
+
+/* Prints "prog: problem" and the usage on stderr, then exits 2. */
+noreturn void bench_bad_usage(const char *prog, bench_usage_fn usage,
+			      const char *problem);
+
+/* The whole number in arg, from lo to hi; anything else is a usage error
+ * naming the option (exit 2). */
+long bench_parse_long(const char *prog, bench_usage_fn usage, const char *arg,
+		      const char *option, long lo, long hi);
+
+/* Median (nearest rank) of n >= 1 values; does not modify them. */
+int64_t bench_median_ns(const int64_t *values, size_t n);
+
+/* ns per operation of one timed run, as a double (elapsed / ops). */
+static inline double bench_ns_per_op(int64_t elapsed_ns, uint64_t ops)
+{
+	return ops ? (double)elapsed_ns / (double)ops : 0.0;
+}
+
+#endif

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Checks of the save server as a program (run by make check; prints PASS/FAIL
+# lines): its command line, a session by hand with curl, clean stops on
+# SIGTERM and SIGINT, loopback only, and no leak or memory error under
+# AddressSanitizer (server, client and saveproc) and valgrind (if installed).
+set -u
+B=${BUILD:-build}
+S=$B/bin/saveserver
+T=$(mktemp -d "${TMP:-${TMPDIR:-/tmp}}/saveserver.XXXXXX")
+DIGEST=ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad
+OTHER=248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1
+PID=
+PORT=
+trap 'rm -rf "$T"' EXIT
+
+pass() { echo "PASS saveserver: $*"; }
+fail() { echo "FAIL saveserver: $*"; }
+check() {
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+if [ ! -x "$S" ]; then
+	fail "$S is not built (make BUILD=$B)"
+	exit 0
+fi
+
+# ---- the command line ------------------------------------------------------
+help_ok() { "$S" --help >"$T/help" 2>&1 && grep -q '^usage: saveserver' "$T/help"; }
+check "--help prints the usage and exits 0" help_ok
+
+bad_args_ok() {
+	# shellcheck disable=SC2086  # word splitting is the point
+	"$S" $1 >/dev/null 2>"$T/err"
+	[ $? = 2 ] && grep -q '^saveserver: ' "$T/err" && grep -q '^usage: saveserver' "$T/err"
+}
+for args in "--delay-ms abc" "--port 70000" "--max-in-flight 0" "--bogus" \
+	"surplus" "--log"; do
+	check "'saveserver $args' names the problem, prints the usage, exits 2" \
+		bad_args_ok "$args"
+done
+
+# ---- start and stop --------------------------------------------------------
+# start_server CMD...: runs it in the background; sets PID and PORT.
+start_server() {
+	"$@" >"$T/out" 2>"$T/stderr" &
+	PID=$!
+	for _ in $(seq 600); do   # 30 s: valgrind on a loaded machine is slow
+		grep -q '^listening' "$T/out" 2>/dev/null && break
+		sleep 0.05
+	done
+	PORT=$(sed -n 's/^listening 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$T/out")
+	[ -n "$PORT" ]
+}
+
+# stop_server SIG: sends it and waits up to 10 s for the exit (then
+# SIGKILL); sets RC to the exit status.  An exited child is a zombie
+# (state Z) or, once bash has reaped it, gone from /proc; wait still
+# reports its status.
+RC=
+stop_server() {
+	local state
+	kill -"$1" "$PID"
+	for _ in $(seq 200); do
+		state=$(awk '{ print $3 }' "/proc/$PID/stat" 2>/dev/null)
+		[ -z "$state" ] || [ "$state" = Z ] && break
+		sleep 0.05
+	done
+	[ -z "$state" ] || [ "$state" = Z ] || kill -9 "$PID"
+	wait "$PID"
+	RC=$?
+}
+
+url() { echo "http://127.0.0.1:$PORT$1"; }
+# http_code METHOD PATH [BODY]: prints the status; the body goes to $T/body.
+http_code() {
+	local args=(-s -o "$T/body" -w '%{http_code}' -X "$1" --max-time 5)
+	[ $# -ge 3 ] && args+=(--data "$3")
+	curl "${args[@]}" "$(url "$2")"
+}
+
+# The listening sockets of $PID, from /proc: every one must be 127.0.0.1.
+loopback_only() {
+	local inodes n=0 addr
+	inodes=$(find "/proc/$PID/fd" -lname 'socket:*' -printf '%l\n' 2>/dev/null |
+		sed 's/socket:\[\([0-9]*\)\]/\1/')
+	for i in $inodes; do
+		addr=$(awk -v i="$i" '$10 == i && $4 == "0A" { print $2 }' /proc/net/tcp /proc/net/tcp6)
+		[ -z "$addr" ] && continue
+		n=$((n + 1))
+		[ "${addr%:*}" = 0100007F ] || return 1
+	done
+	[ $n = 1 ]
+}
+
+stats_ok() {
+	curl -s --max-time 5 "$(url /stats)" >"$T/stats" && python3 - "$T/stats" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+need = ["received", "stored", "in_flight", "max_in_flight", "max_queued", "rejected"]
+assert all(k in s for k in need), s
+assert (s["received"], s["stored"], s["conflicts"]) == (2, 1, 1), s
+PY
+}
+
+log_ok() {
+	[ "$(wc -l <"$T/log")" = 1 ] &&
+		grep -Eq "^42 $DIGEST [0-9]+ [0-9]+\$" "$T/log" &&
+		awk '{ exit !($4 - $3 >= 20000000) }' "$T/log"
+}
+
+if start_server "$S" --delay-ms 20 --log "$T/log"; then
+	pass "starts and prints 'listening 127.0.0.1:PORT'"
+	check "listens on 127.0.0.1 only" loopback_only
+	check "curl -d 'id=42&digest=...' /save: 201" \
+		test "$(http_code POST /save "id=42&digest=$DIGEST")" = 201
+	check "GET /saves/42: 200 with the digest" \
+		test "$(http_code GET /saves/42)/$(cat "$T/body")" = "200/$DIGEST"
+	check "GET /saves/43: 404" test "$(http_code GET /saves/43)" = 404
+	check "a second save of id 42 with another digest: 409" \
+		test "$(http_code POST /save "id=42&digest=$OTHER")" = 409
+	check "GET /stats: JSON with the documented counters" stats_ok
+	stop_server TERM
+	check "SIGTERM: exits 0" test "$RC" = 0
+	check "the log has 'id digest received_ns answered_ns', 20 ms apart" log_ok
+else
+	fail "did not print its ready line: $(cat "$T/stderr")"
+	kill -9 "$PID" 2>/dev/null
+fi
+
+if start_server "$S"; then
+	stop_server INT
+	check "SIGINT: exits 0" test "$RC" = 0
+else
+	fail "did not start a second time"
+fi
+
+# ---- memory: a session with held saves, bad input, and a client that leaves
+session() {
+	http_code POST /save "id=1&digest=$DIGEST" >/dev/null
+	http_code POST /save "id=x" >/dev/null
+	http_code DELETE /save >/dev/null
+	curl -s --max-time 0.05 --data "id=2&digest=$DIGEST" "$(url /save)" >/dev/null
+	curl -s --max-time 5 --data "id=3&digest=$DIGEST" "$(url /save)" >/dev/null &
+	sleep 0.1   # id 3 is held when SIGTERM comes: freed, never answered
+}
+
+asan_server=$B/san-address/bin/saveserver
+if make -s BUILD="$B" SAN=address "$asan_server" "$B/san-address/test/test_save" \
+	"$B/san-address/test/test_save_hostile" >"$T/asan-build" 2>&1; then
+	if start_server "$asan_server" --delay-ms 200; then
+		session
+		stop_server TERM
+		wait
+		check "under ASan: a session ends with exit 0 and no report" \
+			test "$RC/$(grep -c 'Sanitizer' "$T/stderr")" = 0/0
+	else
+		fail "under ASan: did not start: $(cat "$T/stderr")"
+	fi
+	for t in test_save test_save_hostile; do
+		check "under ASan: $t (client, saveproc, server) passes with no report" \
+			env YIELDLAB_TIMEOUT_SCALE=3 "$B/san-address/test/$t" >"$T/$t.log" 2>&1
+	done
+else
+	tail -20 "$T/asan-build"
+	fail "the ASan build of saveserver failed"
+fi
+
+if command -v valgrind >/dev/null 2>&1; then
+	if start_server valgrind -q --leak-check=full --show-leak-kinds=all \
+		--errors-for-leak-kinds=all --error-exitcode=99 "$S" --delay-ms 200; then
+		session
+		stop_server TERM
+		wait
+		check "under valgrind: every block freed, no memory error" test "$RC" = 0
+	else
+		fail "under valgrind: did not start: $(cat "$T/stderr" "$T/out")"
+	fi
+else
+	echo "(valgrind is not installed: its check is skipped; ASan covered leaks)"
+fi

@@ -1,0 +1,98 @@
+#include "hashwork.h"
+
+#include <inttypes.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct hashwork {
+	EVP_MD *sha256;      /* fetched once: EVP_Digest refetches per call */
+	EVP_MD_CTX *ctx;     /* reused by every link */
+};
+
+struct hashwork *hashwork_new(void)
+{
+	struct hashwork *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->sha256 = EVP_MD_fetch(NULL, "SHA256", NULL);
+	h->ctx = EVP_MD_CTX_new();
+	if (!h->sha256 || !h->ctx) {
+		hashwork_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void hashwork_free(struct hashwork *h)
+{
+	if (!h)
+		return;
+	EVP_MD_CTX_free(h->ctx);
+	EVP_MD_free(h->sha256);
+	free(h);
+}
+
+uint64_t hashwork_links(int difficulty)
+{
+	if (difficulty < 0 || difficulty > HASHWORK_MAX_DIFFICULTY)
+		return 0;
+	return UINT64_C(1) << (difficulty + HASHWORK_K);
+}
+
+/* One SHA-256 on the reused context; OpenSSL's 1 becomes 0 here. */
+static int digest(struct hashwork *h, const void *in, size_t len,
+		  uint8_t out[HASHWORK_DIGEST_LEN])
+{
+	if (EVP_DigestInit_ex(h->ctx, h->sha256, NULL) != 1 ||
+	    EVP_DigestUpdate(h->ctx, in, len) != 1 ||
+	    EVP_DigestFinal_ex(h->ctx, out, NULL) != 1)
+		return -1;
+	return 0;
+}
+
+int hashwork_chain(struct hashwork *h, const uint8_t seed[HASHWORK_DIGEST_LEN],
+		   uint64_t links, uint8_t out[HASHWORK_DIGEST_LEN])
+{
+	uint8_t cur[HASHWORK_DIGEST_LEN];
+
+	memcpy(cur, seed, sizeof(cur));
+	for (uint64_t n = 0; n < links; n++)
+		if (digest(h, cur, sizeof(cur), cur) != 0)
+			return -1;
+	memcpy(out, cur, sizeof(cur));
+	return 0;
+}
+
+int hashwork_item(struct hashwork *h, uint64_t i, int difficulty,
+		  uint8_t out[HASHWORK_DIGEST_LEN])
+{
+	uint64_t links = hashwork_links(difficulty);
+	uint8_t seed[HASHWORK_DIGEST_LEN];
+	char text[24];
+	int len = snprintf(text, sizeof(text), "%" PRIu64, i);
+
+	if (links == 0 || digest(h, text, (size_t)len, seed) != 0)
+		return -1;
+	return hashwork_chain(h, seed, links, out);
+}
+
+int hashwork_buffer(const void *buf, size_t len,
+		    uint8_t out[HASHWORK_DIGEST_LEN])
+{
+	return EVP_Digest(buf, len, out, NULL, EVP_sha256(), NULL) == 1 ? 0 : -1;
+}
+
+void hashwork_hex(const uint8_t digest_in[HASHWORK_DIGEST_LEN],
+		  char hex[HASHWORK_HEX_LEN + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int b = 0; b < HASHWORK_DIGEST_LEN; b++) {
+		hex[2 * b] = digits[digest_in[b] >> 4];
+		hex[2 * b + 1] = digits[digest_in[b] & 0xf];
+	}
+	hex[HASHWORK_HEX_LEN] = '\0';
+}

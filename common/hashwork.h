@@ -1,0 +1,69 @@
+/*
+ * hashwork: the CPU work of the labs, made of real SHA-256 (libcrypto, EVP).
+ *
+ * Item i at difficulty d is a chain: the seed is SHA-256 of i written in
+ * decimal ASCII ("42"), and each of the hashwork_links(d) = 2^(d + HASHWORK_K)
+ * links replaces the 32-byte value by its own SHA-256.  The item's result is
+ * the last value.  Difficulty 8 takes about 8-14 ms on the project's VMs
+ * (measured figures: common/saveserver/README.md).
+ *
+ * A struct hashwork holds the fetched algorithm and one reused digest
+ * context: use one per thread (a worker thread gets its own).
+ */
+#ifndef YIELDLAB_HASHWORK_H
+#define YIELDLAB_HASHWORK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Links of difficulty d = 2^(d + HASHWORK_K); 8 + 8 = 2^16 = 65,536. */
+#define HASHWORK_K 8
+
+/* Highest difficulty accepted (2^(40 + K) links would run for days). */
+#define HASHWORK_MAX_DIFFICULTY 40
+
+#define HASHWORK_DIGEST_LEN 32
+#define HASHWORK_HEX_LEN 64
+
+struct hashwork;
+
+/* @return a hasher (the SHA-256 algorithm fetched once, one context), owned
+ * by the caller (hashwork_free), or NULL when libcrypto fails. */
+struct hashwork *hashwork_new(void);
+
+/* Frees h; NULL is a no-op. */
+void hashwork_free(struct hashwork *h);
+
+/* Links of one item at difficulty (0..HASHWORK_MAX_DIFFICULTY), or 0 when
+ * difficulty is out of range. */
+uint64_t hashwork_links(int difficulty);
+
+/*
+ * Computes item i at difficulty into out (32 bytes): the seed
+ * SHA-256(decimal i), then hashwork_links(difficulty) links.
+ * @return 0, or -1 on a bad difficulty or a libcrypto failure.
+ */
+int hashwork_item(struct hashwork *h, uint64_t i, int difficulty,
+		  uint8_t out[HASHWORK_DIGEST_LEN]);
+
+/*
+ * Hashes seed links times (out = SHA-256(out), starting from seed; 0 links
+ * copy the seed).  seed and out may be the same buffer.
+ * @return 0, or -1 on a libcrypto failure.
+ */
+int hashwork_chain(struct hashwork *h, const uint8_t seed[HASHWORK_DIGEST_LEN],
+		   uint64_t links, uint8_t out[HASHWORK_DIGEST_LEN]);
+
+/*
+ * SHA-256 of len bytes at buf in ONE library call (EVP_Digest): work with
+ * nothing inside it to yield at, like Python's hashlib on a large buffer.
+ * Thread-safe.  @return 0, or -1 on a libcrypto failure.
+ */
+int hashwork_buffer(const void *buf, size_t len,
+		    uint8_t out[HASHWORK_DIGEST_LEN]);
+
+/* Writes digest as 64 lowercase hex digits and a NUL into hex. */
+void hashwork_hex(const uint8_t digest[HASHWORK_DIGEST_LEN],
+		  char hex[HASHWORK_HEX_LEN + 1]);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * saveserver: a slow "database" that is a real HTTP server (libevent evhttp)
+ * on 127.0.0.1.  Each save is answered after --delay-ms, at most
+ * --max-in-flight at a time.  See README.md in this folder.
+ */
+#include "server.h"
+
+#include "evbase.h"
+
+#include <err.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/util.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#define MAX_HEADERS 8192
+#define MAX_BODY 4096
+
+struct options {
+	int port, delay_ms, max_in_flight, idle_timeout_ms;
+	const char *log_path;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: saveserver [--port N] [--delay-ms N] [--max-in-flight N]\n"
+		"                  [--idle-timeout-ms N] [--log FILE]\n"
+		"  --port N             TCP port on 127.0.0.1 (0-65535, default 0: any free)\n"
+		"  --delay-ms N         answer each save after N ms (0-600000, default 50)\n"
+		"  --max-in-flight N    hold at most N saves at once; later ones wait in\n"
+		"                       arrival order (1-100000, default 10)\n"
+		"  --idle-timeout-ms N  close a connection silent for N ms (1-3600000,\n"
+		"                       default 10000)\n"
+		"  --log FILE           append 'id digest received_ns answered_ns' per\n"
+		"                       stored save (CLOCK_MONOTONIC ns)\n"
+		"When ready it prints 'listening 127.0.0.1:PORT'.  SIGTERM or SIGINT\n"
+		"stops it.  API: POST /save (id=N&digest=HEX64), GET /saves/N, GET /stats.\n");
+}
+
+static void bad_usage(const char *problem)
+{
+	fprintf(stderr, "saveserver: %s\n", problem);
+	usage(stderr);
+	exit(2);
+}
+
+static int parse_int(const char *arg, const char *name, int lo, int hi)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+
+	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
+		fprintf(stderr, "saveserver: %s must be a whole number from %d to %d, "
+			"not '%s'\n", name, lo, hi, arg);
+		usage(stderr);
+		exit(2);
+	}
+	return (int)v;
+}
+
+static struct options parse_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "delay-ms", required_argument, NULL, 'd' },
+		{ "max-in-flight", required_argument, NULL, 'm' },
+		{ "idle-timeout-ms", required_argument, NULL, 'i' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = { 0, 50, 10, 10000, NULL };
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': o.port = parse_int(optarg, "--port", 0, 65535); break;
+		case 'd': o.delay_ms = parse_int(optarg, "--delay-ms", 0, 600000); break;
+		case 'm': o.max_in_flight = parse_int(optarg, "--max-in-flight", 1, 100000); break;
+		case 'i': o.idle_timeout_ms = parse_int(optarg, "--idle-timeout-ms", 1, 3600000); break;
+		case 'l': o.log_path = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: bad_usage("unknown option or missing value");
+		}
+	}
+	if (optind != argc)
+		bad_usage("unexpected argument");
+	if (o.log_path && *o.log_path == '\0')
+		bad_usage("--log needs a file name");
+	return o;
+}
+
+static FILE *open_log(const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return NULL;
+	f = fopen(path, "a");
+	if (!f)
+		err(1, "cannot open log %s", path);
+	/* Line-buffered: each stored save reaches the file as it happens. */
+	setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+/* Limits that turn hostile requests into a 4xx or a closed connection. */
+static void configure(struct evhttp *http, int idle_timeout_ms)
+{
+	const struct timeval idle = {
+		.tv_sec = idle_timeout_ms / 1000,
+		.tv_usec = (idle_timeout_ms % 1000) * 1000,
+	};
+
+	/* Every method reaches our handler, which answers 405 where it does
+	 * not fit; evhttp alone would answer 501 for the disallowed ones. */
+	evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
+		EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
+		EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT |
+		EVHTTP_REQ_PATCH);
+	evhttp_set_max_headers_size(http, MAX_HEADERS);
+	evhttp_set_max_body_size(http, MAX_BODY);
+	evhttp_set_timeout_tv(http, &idle);
+}
+
+static int bound_port(struct evhttp_bound_socket *handle)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+
+	if (getsockname(evhttp_bound_socket_get_fd(handle),
+			(struct sockaddr *)&sin, &len) != 0)
+		err(1, "getsockname");
+	return ntohs(sin.sin_port);
+}
+
+static void stop_cb(evutil_socket_t sig, short what, void *arg)
+{
+	(void)sig;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+static void close_log(FILE *log, const char *path)
+{
+	if (log && fclose(log) != 0)
+		err(1, "cannot write log %s", path);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = parse_args(argc, argv);
+	FILE *log = open_log(o.log_path);
+	struct server_options so = { o.delay_ms, o.max_in_flight, log };
+	struct event_base *base = evbase_new(EVBASE_PRECISE);
+	struct evhttp *http = base ? evhttp_new(base) : NULL;
+	struct evhttp_bound_socket *handle;
+	struct event *on_term, *on_int;
+	struct server *srv;
+
+	if (!http)
+		errx(1, "cannot create the event base or the HTTP server");
+	/* A client that hangs up before its reply must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	configure(http, o.idle_timeout_ms);
+	handle = evhttp_bind_socket_with_handle(http, "127.0.0.1", (ev_uint16_t)o.port);
+	if (!handle)
+		errx(1, "cannot listen on 127.0.0.1:%d (in use?)", o.port);
+	srv = server_new(base, http, &so);
+	on_term = evsignal_new(base, SIGTERM, stop_cb, base);
+	on_int = evsignal_new(base, SIGINT, stop_cb, base);
+	if (!srv || !on_term || !on_int || evsignal_add(on_term, NULL) != 0 ||
+	    evsignal_add(on_int, NULL) != 0)
+		errx(1, "out of memory");
+	printf("listening 127.0.0.1:%d\n", bound_port(handle));
+	fflush(stdout);
+	event_base_dispatch(base);
+
+	server_free(srv);
+	evhttp_free(http);
+	event_free(on_term);
+	event_free(on_int);
+	event_base_free(base);
+	libevent_global_shutdown();
+	close_log(log, o.log_path);
+	return 0;
+}

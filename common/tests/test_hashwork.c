@@ -1,0 +1,180 @@
+/* Unit tests of common/hashwork: published SHA-256 vectors, and chain
+ * values computed outside this code (the openssl command line, Python's
+ * hashlib). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "clock.h"
+#include "hashwork.h"
+#include "lag.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void expect_hex(const uint8_t digest[32], const char *want)
+{
+	char hex[65];
+
+	hashwork_hex(digest, hex);
+	assert_string_equal(hex, want);
+}
+
+/* FIPS 180-2 examples (and the empty string). */
+static void buffer_matches_the_published_sha256_vectors(void **state)
+{
+	static const char two_blocks[] =
+		"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	uint8_t d[32];
+
+	(void)state;
+	assert_int_equal(hashwork_buffer("", 0, d), 0);
+	expect_hex(d, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	assert_int_equal(hashwork_buffer("abc", 3, d), 0);
+	expect_hex(d, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	assert_int_equal(hashwork_buffer(two_blocks, strlen(two_blocks), d), 0);
+	expect_hex(d, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+/* One long call over a million 'a': the vector of FIPS 180-2, appendix B.3. */
+static void buffer_hashes_a_megabyte_in_one_call(void **state)
+{
+	size_t len = 1000000;
+	char *buf = malloc(len);
+	uint8_t d[32];
+
+	(void)state;
+	assert_non_null(buf);
+	memset(buf, 'a', len);
+	assert_int_equal(hashwork_buffer(buf, len, d), 0);
+	expect_hex(d, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(buf);
+}
+
+static void links_double_with_each_difficulty(void **state)
+{
+	(void)state;
+	assert_int_equal(hashwork_links(0), UINT64_C(1) << HASHWORK_K);
+	assert_int_equal(hashwork_links(8), UINT64_C(1) << (8 + HASHWORK_K));
+	assert_int_equal(hashwork_links(9), 2 * hashwork_links(8));
+	assert_int_equal(hashwork_links(-1), 0);
+	assert_int_equal(hashwork_links(HASHWORK_MAX_DIFFICULTY + 1), 0);
+}
+
+static void a_chain_of_zero_links_is_the_seed_and_one_link_is_its_hash(void **state)
+{
+	struct hashwork *h = hashwork_new();
+	uint8_t seed[32], out[32], want[32];
+
+	(void)state;
+	assert_non_null(h);
+	hashwork_buffer("seed", 4, seed);
+	assert_int_equal(hashwork_chain(h, seed, 0, out), 0);
+	assert_memory_equal(out, seed, 32);
+	assert_int_equal(hashwork_chain(h, seed, 1, out), 0);
+	hashwork_buffer(seed, 32, want);
+	assert_memory_equal(out, want, 32);
+	/* in place works too */
+	assert_int_equal(hashwork_chain(h, seed, 1, seed), 0);
+	assert_memory_equal(seed, want, 32);
+	hashwork_free(h);
+}
+
+/*
+ * Values computed independently: item 5 at difficulty 0 (256 links) with a
+ * shell loop around `openssl dgst -sha256 -binary`; items 0 and 7 at
+ * difficulties 8 and 9 with Python's hashlib:
+ *     d = sha256(str(i).encode()).digest(); then d = sha256(d).digest()
+ *     2**(difficulty + 8) times.
+ */
+static void items_match_values_computed_outside_this_code(void **state)
+{
+	struct hashwork *h = hashwork_new();
+	uint8_t d[32];
+
+	(void)state;
+	assert_int_equal(hashwork_item(h, 5, 0, d), 0);
+	expect_hex(d, "6602fa067604faf1d2fdd321154020bda96253b68bdde0dc70f8d23c7c0b0468");
+	assert_int_equal(hashwork_item(h, 0, 8, d), 0);
+	expect_hex(d, "6c99723fce74ae53c0586d4e74162c7a5d2d9eaec6449f1ec1c889345e930a41");
+	assert_int_equal(hashwork_item(h, 7, 9, d), 0);
+	expect_hex(d, "89533ed4520f01094a73bdd65adedb6609b5d293225ea99ca8af3e7351066206");
+	assert_int_equal(hashwork_item(h, 1, -1, d), -1);
+	assert_int_equal(hashwork_item(h, 1, HASHWORK_MAX_DIFFICULTY + 1, d), -1);
+	hashwork_free(h);
+}
+
+/* The seed of a 20-digit id, then 3 links, against the openssl command run
+ * now (skipped when openssl is not installed). */
+static void a_short_chain_matches_the_openssl_command_line(void **state)
+{
+	static const char script[] =
+		"command -v openssl >/dev/null || exit 0; "
+		"t=$(mktemp) && printf 12345678901234567890 | "
+		"openssl dgst -sha256 -binary >\"$t\" && "
+		"for n in 1 2 3; do openssl dgst -sha256 -binary <\"$t\" >\"$t.n\" && "
+		"mv \"$t.n\" \"$t\"; done && od -An -tx1 \"$t\" | tr -d ' \\n'; rm -f \"$t\"";
+	struct hashwork *h = hashwork_new();
+	uint8_t seed[32], d[32];
+	char want[80] = "", got[65];
+	FILE *pipe = popen(script, "r");
+
+	(void)state;
+	assert_non_null(pipe);
+	if (!fgets(want, sizeof(want), pipe)) {
+		pclose(pipe);
+		hashwork_free(h);
+		skip();
+	}
+	pclose(pipe);
+	hashwork_buffer("12345678901234567890", 20, seed);
+	hashwork_chain(h, seed, 3, d);
+	hashwork_hex(d, got);
+	assert_string_equal(got, want);
+	hashwork_free(h);
+}
+
+/*
+ * Not a benchmark: catches a chain that does far more work than 2^(d+K)
+ * links.  Expected 8-14 ms per item at difficulty 8 on this machine; the
+ * 250 ms bound on the median of 21 items is a 20x margin for a loaded VM and
+ * sanitizer builds.  Prints the measurement for common/saveserver/README.md.
+ */
+static void difficulty_eight_takes_milliseconds_not_seconds(void **state)
+{
+	struct hashwork *h = hashwork_new();
+	int64_t took[21], median;
+	uint8_t d[32];
+
+	(void)state;
+	for (int i = 0; i < 21; i++) {
+		int64_t start = clock_monotonic_ns();
+
+		assert_int_equal(hashwork_item(h, (uint64_t)i, 8, d), 0);
+		took[i] = clock_monotonic_ns() - start;
+	}
+	median = lag_percentile_ns(took, 21, 50);
+	print_message("measured: difficulty 8, median of 21 items %.2f ms, "
+		      "%.0f ns per link\n", clock_ns_to_ms(median),
+		      (double)median / (double)hashwork_links(8));
+	assert_true(median < 250 * CLOCK_NS_PER_MS);
+	hashwork_free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(buffer_matches_the_published_sha256_vectors),
+		cmocka_unit_test(buffer_hashes_a_megabyte_in_one_call),
+		cmocka_unit_test(links_double_with_each_difficulty),
+		cmocka_unit_test(a_chain_of_zero_links_is_the_seed_and_one_link_is_its_hash),
+		cmocka_unit_test(items_match_values_computed_outside_this_code),
+		cmocka_unit_test(a_short_chain_matches_the_openssl_command_line),
+		cmocka_unit_test(difficulty_eight_takes_milliseconds_not_seconds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

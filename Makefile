@@ -189,4 +189,7 @@ help:
 	@echo '       CFLAGS=... (appended last), YIELDLAB_TIMEOUT_SCALE=2 (slower machine)'
 	@echo 'labs: $(foreach l,$(LABS),$(call lab_id,$(l)))'
 
+# Parts of common/ with targets of their own; they may use the lab variables.
+include $(sort $(wildcard common/*/*.mk))
+
 -include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

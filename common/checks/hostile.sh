@@ -11,7 +11,7 @@ git ls-files -z --cached --others --exclude-standard |
 	grep -zv '^solutions/' | xargs -0 cp --parents -t "$tmp/tree" 2>/dev/null
 cp common/checks/hostile/round_robin.c "$tmp/tree/labs/ex01_round_robin/round_robin.c"
 
-(cd "$tmp/tree" && env -u BUILD -u LAB timeout 600 make -s grade >"$tmp/grade.log" 2>&1)
+(cd "$tmp/tree" && env -u BUILD -u LAB -u MAKEFLAGS -u MFLAGS -u MAKELEVEL timeout 600 make -s grade >"$tmp/grade.log" 2>&1)
 rc=$?
 [ $rc -eq 0 ] && echo "PASS hostile: make grade finished (exit 0)" ||
 	echo "FAIL hostile: make grade exited $rc (see $tmp/grade.log)"

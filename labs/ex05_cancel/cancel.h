@@ -1,0 +1,158 @@
+/* ex05 — do not edit: the grader builds with a pristine copy of this file. */
+/*
+ * cancel: a long transform that can be cancelled, but only where it yields.
+ *
+ * A task on the loop transforms the rows of a table a batch at a time and
+ * yields between batches.  Each yield is also a cancellation point: a
+ * cancel request (xf_cancel) or a passed deadline takes effect there, never
+ * in the middle of a batch.  A task that never yields has no such point
+ * after its start and runs to the end, whatever is asked of it.
+ *
+ * The same transform can run on a worker thread (xf_job): nothing yields
+ * there, so the worker checks an atomic flag before each row instead.
+ *
+ * Either way, when it stops the task cleans up (frees its event, releases
+ * the table) and then reports once, on the loop thread, how it ended and
+ * how many rows it transformed.
+ */
+#ifndef EX05_CANCEL_H
+#define EX05_CANCEL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct event;
+struct event_base;
+struct hashwork;
+
+/* ---- provided (table.c): a table of rows to transform -------------------- */
+
+#define TABLE_ROW_BYTES 32
+
+struct table {
+	uint8_t (*rows)[TABLE_ROW_BYTES];
+	size_t n_rows;
+	int rounds;               /* SHA-256 rounds per row */
+	bool leased;              /* a transform holds the table */
+	struct hashwork *hasher;  /* used by whoever holds the lease */
+	/* Optional (graders): called after each row is transformed, on the
+	 * thread that transformed it. */
+	void (*on_row)(struct table *table, size_t row, void *arg);
+	void *on_row_arg;
+};
+
+/* @return a table of n_rows rows, each filled with its original bytes,
+ * owned by the caller (table_free); or NULL.  rounds >= 1. */
+struct table *table_new(size_t n_rows, int rounds);
+void table_free(struct table *table);
+
+/* Transforms row i in place: rounds of SHA-256 (about 0.17 us each here).
+ * A row is transformed whole or not at all. */
+void table_transform_row(struct table *table, size_t i);
+
+/* Takes the table for one transform.  @return 0, or -1 if it is taken. */
+int table_lease(struct table *table);
+void table_release(struct table *table);
+
+/*
+ * Checks that rows [0, n) are transformed and rows [n, n_rows) untouched:
+ * every row is compared with its original, and the rows near n are also
+ * recomputed, so a row that is neither is found.  @return -1 if the table
+ * is as described, else the first row that is not.
+ */
+long table_check(const struct table *table, size_t n);
+
+/* ---- the task on the loop (cancel.c: yours) ------------------------------ */
+
+enum xf_status {
+	XF_RUNNING,    /* not finished; never passed to done */
+	XF_DONE,       /* every row transformed */
+	XF_CANCELLED,  /* stopped at a cancellation point after a cancel */
+	XF_TIMED_OUT,  /* stopped at a cancellation point after the deadline */
+};
+
+/* "running", "done", "cancelled", "timed out" (provided, table.c). */
+const char *xf_status_name(enum xf_status status);
+
+/* How a transform ended: called once, on the loop thread, after cleanup. */
+typedef void (*xf_done_fn)(enum xf_status status, size_t rows_done,
+			   void *arg);
+
+struct xf_task {
+	struct event_base *base;
+	struct event *ev;       /* the task's event; NULL once finished */
+	struct table *table;    /* leased from start until cleanup */
+	size_t yield_every;     /* rows per step; 0: every row in one step */
+	int64_t deadline_ns;    /* clock_now_ns() time; 0: none */
+	bool cancel_requested;
+	bool finished;          /* done has been called (or is being called) */
+	size_t rows_done;       /* rows transformed so far */
+	enum xf_status status;
+	xf_done_fn done;
+	void *arg;              /* passed to done */
+};
+
+/*
+ * Fills in *task (owned by the caller; it must outlive the task, and stays
+ * readable after it), leases the table and creates the task's event, active
+ * so that the first step runs in the next loop pass.  Each step first
+ * checks for a cancel request, then for the deadline (a cancellation
+ * point), then transforms up to yield_every rows and yields; with
+ * yield_every == 0 the one step transforms every row.  After the last row
+ * the task ends with XF_DONE.  @return 0, or -1 (table taken, no memory:
+ * done will not be called).
+ */
+int xf_start(struct xf_task *task, struct event_base *base,
+	     struct table *table, size_t yield_every, xf_done_fn done,
+	     void *arg);
+
+/* Sets a deadline (clock_now_ns() time, 0 for none), checked at the
+ * cancellation points: before the first row and at each yield. */
+void xf_set_deadline(struct xf_task *task, int64_t deadline_ns);
+
+/*
+ * Asks the task to stop: it stops at its next cancellation point with
+ * XF_CANCELLED (a cancel wins over a deadline that passed too).  Only asks:
+ * done is never called from inside xf_cancel.  @return 0 if the task had
+ * not finished (the request stands; asking twice is harmless), or -1 if it
+ * had finished (nothing changes).
+ */
+int xf_cancel(struct xf_task *task);
+
+/* ---- the same transform on a worker thread ------------------------------- */
+
+struct xf_job {
+	struct table *table;
+	atomic_bool cancel;     /* set by xf_job_cancel, read by the worker */
+	size_t rows_done;       /* written by the worker */
+	enum xf_status status;  /* written by the worker: DONE or CANCELLED */
+	/* plumbing (job.c) */
+	struct event_base *base;
+	struct event *doorbell;
+	pthread_t thread;
+	xf_done_fn done;
+	void *arg;
+	bool running;
+};
+
+/*
+ * Provided (job.c): leases the table and starts a worker thread that runs
+ * xf_job_run(job).  When it returns, the loop thread joins the worker,
+ * releases the table and calls done(status, rows_done, arg).  The base
+ * must have threads enabled (EVBASE_THREADS).  @return 0, or -1.
+ */
+int xf_job_start(struct xf_job *job, struct event_base *base,
+		 struct table *table, xf_done_fn done, void *arg);
+
+/* Yours: the worker's loop.  Transforms rows in order until all are done
+ * or job->cancel is set (checked before each row); sets rows_done and
+ * status. */
+void xf_job_run(struct xf_job *job);
+
+/* Yours: asks the worker to stop; callable from any thread, any time. */
+void xf_job_cancel(struct xf_job *job);
+
+#endif

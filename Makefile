@@ -142,8 +142,13 @@ RERUN := make grade$(if $(filter 1,$(SOL)), SOL=1)$(if $(SAN), SAN=$(SAN))
 
 .PHONY: all graders programs grade check clean help tools wrong-graders
 all: programs graders tools
-programs: $(PROGRAMS) $(SOL_PROGRAMS)
-graders: $(GRADERS) $(SOL_GRADERS)
+# A student handout has no solutions/: build the references only where they are.
+HAVE_SOLUTIONS := $(wildcard solutions)
+ifeq ($(SOL)$(HAVE_SOLUTIONS),1)
+$(error SOL=1 grades solutions/, and this copy has none (a student handout))
+endif
+programs: $(PROGRAMS) $(if $(HAVE_SOLUTIONS),$(SOL_PROGRAMS))
+graders: $(GRADERS) $(if $(HAVE_SOLUTIONS),$(SOL_GRADERS))
 wrong-graders: $(WRONG_GRADERS)
 
 # grade: runs each selected lab's grader (each test in its own process), then
@@ -183,6 +188,13 @@ help:
 	@echo '  make plots           draw plots/*.png and .svg from data/ (never measures)'
 	@echo '  make bench           measure the suite: yield cost, lag vs asyncio, hash, wake-up, grading speed'
 	@echo '       QUICK=1         ... a smoke test (tiny runs, no grading)'
+	@echo '  make status          which labs are done, partial, not started; the next one'
+	@echo '  make hint LAB=exNN [LEVEL=n]   the longer hints of a lab, one level at a time'
+	@echo '  make watch LAB=exNN  regrade a lab whenever its student file is saved'
+	@echo '  make handout         dist/yieldlab-handout.tar.gz: what students get'
+	@echo '  make grade-submission SUB=PATH   grade one student tree or tarball'
+	@echo '  make [-jN] grade-all SUBS=DIR    grade every submission; roster.csv'
+	@echo '  make autograder      dist/ zip for Gradescope'
 	@echo '  make check           the project test suite (what CI runs)'
 	@echo '  make clean           remove build/ and dist/'
 	@echo 'knobs: WERROR=0 (warnings are not errors), V=1 (show commands),'

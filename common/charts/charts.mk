@@ -1,7 +1,7 @@
 # make data / make plots.  Experiments: labs/<lab>/experiments.txt; chart
 # scripts: plots/<chart>.gp; committed results: data/*.csv, plots/*.png|svg.
 
-SRC ?= solutions
+SRC ?= $(if $(wildcard solutions),solutions,labs)
 ifeq ($(SRC),labs)
 DATA_DIR := data/mine
 DATA_PROGS = $(patsubst %,$(O)/bin/%,$(call ids,$(SELECTED)))

@@ -500,7 +500,11 @@ static int grade_all(struct run *r)
 		printf("  no test name contains '%s'; try --list\n", r->only);
 		return 2;
 	}
-	printf("Score: %d/%d  %s\n\n", score, max, r->lab);
+	printf("Score: %d/%d  %s\n", score, max, r->lab);
+	if (score < max)
+		printf("Stuck? make hint LAB=%.*s\n", (int)strcspn(r->lab, "_"),
+		       r->lab);
+	printf("\n");
 	return score == max ? 0 : 1;
 }
 

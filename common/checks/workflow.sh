@@ -1,0 +1,451 @@
+#!/usr/bin/env bash
+# make check, workflow: the instructor and student workflow, run from fresh
+# copies of the suite the way common/workflow/GUIDES.md shows it.
+#
+#  - make handout (from git here, from a plain copy in a sandbox): no
+#    solutions/, and unpacked elsewhere it builds and make grade runs every
+#    lab and scores 0;
+#  - students, in the unpacked handout: make status through not started,
+#    partial and done, make hint, make watch (bounded), T=, SAN=address;
+#  - instructors, in a copy with solutions/: grade SOL=1, grade-submission,
+#    grade-all -j2 with good and hostile submissions (a hang, a crash, a
+#    missing file, a compile error, a tampered grader, header and
+#    Makefile), make autograder and run_autograder in a simulated
+#    /autograder, make plots;
+#  - every command the guides show is one this script ran.
+#
+# Prints PASS/FAIL lines; scratch goes under $TMP/workflow.
+set -u
+repo=$(pwd)
+. "$repo/common/workflow/lib.sh"
+B=${BUILD:-build}
+wf_clean_env
+tmp=${TMP:-$(mktemp -d)}/workflow
+rm -rf "$tmp" && mkdir -p "$tmp"
+ran="$tmp/ran.txt"
+: >"$ran"
+course="$tmp/course/yieldlab"      # the instructor's copy, with solutions/
+stu="$tmp/student/yieldlab"        # the unpacked handout
+sol="$repo/solutions/ex01_round_robin/round_robin.c"
+wrong="$repo/solutions/wrong/ex01_round_robin/zero_timer_yield.c"
+ex01_file=labs/ex01_round_robin/round_robin.c
+
+pass() { printf 'PASS workflow: %s\n' "$*"; }
+fail() { printf 'FAIL workflow: %s\n' "$*"; }
+# check DESCRIPTION CMD...: PASS when CMD succeeds.
+check() {
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# doc DIR LOG CMD: runs a command the guides show, exactly as written, in
+# DIR, output to LOG, and records it for the drift check at the end.
+doc() {
+	local dir=$1 log=$2 cmd=$3 rc
+	printf '%s\n' "$cmd" >>"$ran"
+	(cd "$dir" && bash -c "$cmd") >"$log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "  ('$cmd' exited $rc; its last lines:)"
+		tail -15 "$log" | sed 's/^/    /'
+	fi
+	return $rc
+}
+
+# usage_error DESCRIPTION DIR PATTERN CMD: CMD exits 2 and says PATTERN.
+usage_error() {
+	local what=$1 dir=$2 pattern=$3 cmd=$4 rc
+	(cd "$dir" && bash -c "$cmd") >"$tmp/usage.log" 2>&1
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q -- "$pattern" "$tmp/usage.log"; then
+		pass "$what"
+	else
+		fail "$what: exit $rc (expected 2 and '$pattern'): $(head -3 "$tmp/usage.log" | tr '\n' ' ')"
+	fi
+}
+
+json_ok() { python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; }
+# json_get FILE EXPR: EXPR evaluated with d = the parsed file.
+json_get() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+		"$1" "$2" 2>/dev/null
+}
+test_tag() { json_get "$1" "[t['tags'][0] for t in d['tests'] if t['name'] == '$2'][0]"; }
+# roster_field CSV SUBMISSION COLUMN
+roster_field() {
+	awk -F, -v n="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == n { print $col[c] }' "$1"
+}
+labs_of() { for mk in "$1"/labs/*/lab.mk; do basename "$(dirname "$mk")"; done; }
+ex01_tests() { "$stu/build/grader/ex01" --list | grep -c .; }
+
+# ---- the handout ------------------------------------------------------------
+
+handout_content_checks() {
+	local tarball=$1 list="$tmp/handout.list" dir="$tmp/git-handout" f hit=0
+	tar -tzf "$tarball" | sed 's|^yieldlab/||' | grep -v '/$' | sort >"$list"
+	check "the handout has no solutions/ (references, wrong solutions)" \
+		bash -c "! grep -q '^solutions/' '$list'"
+	check "the handout has no .git, .ci, build tree or dist/" \
+		bash -c "! grep -Eq '^(\\.git/|\\.ci/|build|dist/)' '$list'"
+	for lab in $(labs_of "$repo"); do
+		grep -qx "labs/$lab/lab.mk" "$list" || { fail "the handout lacks $lab"; hit=1; }
+	done
+	[ $hit = 0 ] && pass "the handout holds every lab of labs/"
+	mkdir -p "$dir" && tar -xzf "$tarball" -C "$dir"
+	# A reference copied over a stub would leave under another name.
+	(cd "$repo/solutions" && find . -type f -name '*.c' -exec sha256sum {} + | awk '{ print $1 }' | sort -u) >"$tmp/sol.sums"
+	(cd "$dir" && find . -type f -exec sha256sum {} + | awk '{ print $1 }' | sort -u) >"$tmp/handout.sums"
+	check "no file of the handout has the content of a solution" \
+		bash -c "[ -z \"\$(comm -12 '$tmp/sol.sums' '$tmp/handout.sums')\" ]"
+	hit=0
+	while read -r f; do
+		case $f in data/*.md | plots/*.gp) continue ;; data/* | plots/*.png | plots/*.svg) ;; *) continue ;; esac
+		grep -rqF --include=README.md "$(basename "$f")" "$dir" || { fail "the handout ships $f, which no README names"; hit=1; }
+	done <"$list"
+	[ $hit = 0 ] && pass "the handout ships no measured data or chart that no README names"
+}
+
+handout_checks() {
+	local tarball="$tmp/git-dist/yieldlab-handout.tar.gz"
+	if (cd "$repo" && make -s handout BUILD="$B" DIST="$tmp/git-dist") >"$tmp/handout-git.log" 2>&1 &&
+		[ -s "$tarball" ]; then
+		pass "make handout (from git) writes yieldlab-handout.tar.gz"
+	else
+		fail "make handout (from git): $(tail -3 "$tmp/handout-git.log" | tr '\n' ' ')"
+		return
+	fi
+	handout_content_checks "$tarball"
+	mkdir -p "$course"
+	wf_suite_files "$repo" with-solutions | wf_copy_files "$repo" "$course"
+	if doc "$course" "$tmp/handout.log" "make handout" &&
+		cmp -s <(tar -tzf "$tarball" | sort) <(tar -tzf "$course/dist/yieldlab-handout.tar.gz" | sort); then
+		pass "make handout in a copy without git packs the same files as from git"
+	else
+		fail "make handout in a plain copy differs from the one made from git"
+	fi
+}
+
+# ---- students, in the unpacked handout --------------------------------------
+
+first_grade_checks() {
+	local lab frag bad=0 n
+	mkdir -p "$tmp/student"
+	tar -xzf "$course/dist/yieldlab-handout.tar.gz" -C "$tmp/student" || { fail "the handout does not unpack"; return 1; }
+	if ! doc "$stu" "$tmp/s-grade.log" "make grade"; then
+		fail "the unpacked handout does not build and grade"
+		return 1
+	fi
+	for lab in $(labs_of "$stu"); do
+		frag="$stu/build/grade/labs/$lab.frag"
+		n=$("$stu/build/grader/${lab%%_*}" --list | grep -c .)
+		# (A stub that hangs is the labs section's finding, not repeated here.)
+		if [ "$(wf_frag_field "$frag" 2)" != 0 ] || [ "$(wf_frag_field "$frag" 5)" != "$n" ]; then
+			fail "handout: $lab was not graded to 0 on all its $n tests: $(head -1 "$frag" 2>/dev/null)"
+			bad=1
+		fi
+	done
+	[ $bad = 0 ] && pass "handout: make grade runs every lab ($(labs_of "$stu" | wc -l)) and each scores 0"
+	check "handout: make grade prints a total of 0" grep -q '^Total score: 0/' "$tmp/s-grade.log"
+	# Plain `make` also builds the -sol programs, which need solutions/:
+	# each lab's own program is what a student runs.
+	local programs=()
+	for lab in $(labs_of "$stu"); do programs+=("build/bin/${lab%%_*}"); done
+	if (cd "$stu" && make -s "${programs[@]}") >"$tmp/s-programs.log" 2>&1; then
+		pass "handout: every lab's program builds"
+	else
+		fail "handout: the labs' programs do not build: $(tail -n 2 "$tmp/s-programs.log" | tr '\n' ' ')"
+	fi
+}
+
+# status_says PATTERN DESCRIPTION: make status (a guide command) prints it.
+status_says() {
+	if doc "$stu" "$tmp/s-status.log" "make status" && grep -Eq -- "$1" "$tmp/s-status.log"; then
+		pass "make status: $2"
+	else
+		fail "make status: $2; it said: $(tr '\n' ' ' <"$tmp/s-status.log")"
+	fi
+}
+
+status_checks() {
+	local labs second
+	labs=$(labs_of "$stu" | wc -l)
+	second=$(labs_of "$stu" | sed -n 2p)
+	status_says "Next: ex01\\." "after the first run, the next lab is ex01"
+	[ "$(grep -c 'not started' "$tmp/s-status.log")" = "$labs" ] &&
+		pass "make status: every lab is 'not started' on the stubs" ||
+		fail "make status: not every lab is 'not started' on the stubs"
+	cp "$wrong" "$stu/$ex01_file"
+	doc "$stu" "$tmp/s-grade1.log" "make grade LAB=ex01"
+	status_says "ex01 +round_robin +partial +[1-9][0-9]*/100" "a lab with some points is partial"
+	doc "$stu" "$tmp/s-grade-t.log" "make grade LAB=ex01 T=two_tasks_alternate_strictly"
+	check "T= reruns the one test" grep -q 'Score: 15/15' "$tmp/s-grade-t.log"
+	status_says "ex01 .*partial .*only 1 of $(ex01_tests) tests" "a full score on some tests (T=) is not done"
+	cp "$sol" "$stu/$ex01_file"
+	doc "$stu" "$tmp/s-grade2.log" "make grade LAB=ex01"
+	status_says "ex01 +round_robin +done +100/100" "full marks is done"
+	if [ "$labs" -gt 1 ]; then
+		status_says "Next: ${second%%_*}\\." "the next lab is the first one not done"
+	else
+		status_says "Every lab is done" "all labs done"
+	fi
+	cp "$repo/$ex01_file" "$stu/$ex01_file"
+}
+
+hint_checks() {
+	local lab levels hints_ok=1
+	doc "$stu" "$tmp/h1.log" "make hint LAB=ex01" && grep -q '^## Hint 1' "$tmp/h1.log" &&
+		grep -q 'make hint LAB=ex01 LEVEL=2' "$tmp/h1.log" &&
+		pass "make hint LAB=ex01 prints level 1 and how to see level 2" ||
+		fail "make hint LAB=ex01: $(head -3 "$tmp/h1.log" | tr '\n' ' ')"
+	doc "$stu" "$tmp/h2.log" "make hint LAB=ex01 LEVEL=2" && grep -q '^## Hint 2' "$tmp/h2.log" &&
+		! grep -q '^## Hint 1' "$tmp/h2.log" &&
+		pass "make hint LEVEL=2 prints level 2 alone" || fail "make hint LAB=ex01 LEVEL=2"
+	usage_error "make hint without LAB= says so, exit 2" "$stu" "needs LAB=" "make hint"
+	usage_error "make hint past the last level says so, exit 2" "$stu" "past the last" "make hint LAB=ex01 LEVEL=99"
+	for lab in $(labs_of "$repo"); do
+		levels=$(grep -c '^## Hint [0-9]' "$repo/labs/$lab/HINTS.md" 2>/dev/null)
+		if [ "${levels:-0}" -lt 1 ] ||
+			[ "$(grep -o '^## Hint [0-9]*' "$repo/labs/$lab/HINTS.md" | awk '{ print $3 }' | tr '\n' ' ')" != "$(seq -s ' ' 1 "$levels") " ]; then
+			fail "$lab: HINTS.md missing, or its sections are not '## Hint 1', '## Hint 2', ... in order"
+			hints_ok=0
+		fi
+	done
+	[ $hints_ok = 1 ] && pass "every lab has HINTS.md with levels 1..n"
+}
+
+# make watch, bounded: grades once, is touched, grades again, stops.
+watch_checks() {
+	local log="$tmp/watch.log" pid
+	printf '%s\n' "make watch LAB=ex01" >>"$ran"
+	(cd "$stu" && YIELDLAB_WATCH_RUNS=2 timeout 300 bash -c "make watch LAB=ex01") >"$log" 2>&1 &
+	pid=$!
+	for _ in $(seq 240); do
+		grep -q 'waiting for' "$log" && break
+		sleep 0.5
+	done
+	touch "$stu/$ex01_file"
+	wait "$pid"
+	if [ $? -eq 0 ] && [ "$(grep -c '^Score: ' "$log")" = 2 ]; then
+		pass "make watch LAB=ex01 grades at start and again after the file is saved"
+	else
+		fail "make watch: expected two gradings; got: $(grep -E '^(== watch|Score)' "$log" | tr '\n' ' ')"
+	fi
+	usage_error "make watch without LAB= says so, exit 2" "$stu" "needs LAB=" "make watch"
+}
+
+student_checks() {
+	[ -d "$course/dist" ] || return
+	first_grade_checks || return
+	status_checks
+	hint_checks
+	watch_checks
+	if doc "$stu" "$tmp/s-san.log" "make grade LAB=ex01 SAN=address" && grep -q '^Score: 0/100' "$tmp/s-san.log"; then
+		pass "make grade LAB=ex01 SAN=address builds and grades in the handout"
+	else
+		fail "make grade LAB=ex01 SAN=address in the handout"
+	fi
+}
+
+# ---- instructors, in a copy with solutions/ ---------------------------------
+
+instructor_checks() {
+	[ -d "$course" ] || return
+	doc "$course" "$tmp/i-sol.log" "make grade SOL=1 LAB=ex01" &&
+		grep -q '^Total score: 100/100' "$tmp/i-sol.log" &&
+		pass "make grade SOL=1 LAB=ex01: the reference gets full marks" ||
+		fail "make grade SOL=1 LAB=ex01"
+	doc "$course" "$tmp/i-plots.log" "make plots" &&
+		pass "make plots draws the charts in a fresh copy" || fail "make plots in a fresh copy"
+}
+
+# A tree whose grader passes everything, with a header and a Makefile that
+# would stop any build: none of them may be used.
+make_tampered_tree() {
+	local dir=$1
+	mkdir -p "$dir" && tar -xzf "$course/dist/yieldlab-handout.tar.gz" -C "$dir" --strip-components=1
+	cp "$wrong" "$dir/$ex01_file"
+	sed -i 's|^#include "trace.h"$|&\n#undef GRADE_EXPECT_STR\n#define GRADE_EXPECT_STR(got, want) ((void)(got), (void)(want))|' \
+		"$dir/labs/ex01_round_robin/grade.c"
+	echo '#error "the submission'"'"'s header was used"' >>"$dir/labs/ex01_round_robin/round_robin.h"
+	sed -i '1i $(error the submission'"'"'s Makefile was used)' "$dir/Makefile"
+}
+
+make_submissions() {
+	local subs="$tmp/course/submissions" t="$tmp/alice"
+	mkdir -p "$subs" "$t"
+	tar -xzf "$course/dist/yieldlab-handout.tar.gz" -C "$t"
+	cp "$sol" "$t/yieldlab/$ex01_file"
+	tar -czf "$subs/alice.tar.gz" -C "$t" yieldlab
+	make_tampered_tree "$subs/bob"
+}
+
+submission_checks() {
+	local roster="$course/build/submissions/roster.csv" res
+	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
+	make_submissions
+	res="$course/build/submissions/alice/results.json"
+	doc "$course" "$tmp/one.log" "make grade-submission SUB=../submissions/alice.tar.gz LAB=ex01" &&
+		json_ok "$res" && [ "$(json_get "$res" "d['score']")" = 100 ] &&
+		pass "make grade-submission: a tarball of a tree with the reference scores 100" ||
+		fail "make grade-submission SUB=alice.tar.gz: $(tail -3 "$tmp/one.log" | tr '\n' ' ')"
+	doc "$course" "$tmp/all.log" "make -j2 grade-all SUBS=../submissions LAB=ex01" ||
+		fail "make grade-all exited non-zero"
+	[ "$(roster_field "$roster" alice ex01),$(roster_field "$roster" alice status)" = "100,ok" ] &&
+		pass "grade-all: alice 100, ok" || fail "grade-all: alice: $(grep alice "$roster")"
+	res="$course/build/submissions/bob/results.json"
+	[ "$(roster_field "$roster" bob ex01)" = "$(json_get "$res" "d['score']")" ] &&
+		[ "$(test_tag "$res" ex01_round_robin/four_tasks_keep_fifo_order_every_round)" = fail ] &&
+		[ "$(roster_field "$roster" bob status)" = ok ] &&
+		pass "grade-all: bob's own grader, header and Makefile change nothing (the pristine grader fails his wrong yield: $(roster_field "$roster" bob ex01)/100)" ||
+		fail "grade-all: bob: $(grep bob "$roster")"
+	cp "$roster" "$tmp/roster-good.csv"
+	doc "$course" "$tmp/roster.log" "cat build/submissions/roster.csv" &&
+		head -1 "$tmp/roster.log" | grep -qx 'submission,.*ex01.*,total,status' &&
+		pass "roster.csv: submission, a column per lab, total, status" || fail "roster.csv header: $(head -1 "$roster")"
+	usage_error "grade-submission without SUB= says so, exit 2" "$course" "needs SUB=" "make grade-submission"
+	usage_error "grade-submission with a missing SUB says so, exit 2" "$course" "no such" "make grade-submission SUB=../nowhere.tar.gz"
+	usage_error "grade-all without SUBS= says so, exit 2" "$course" "needs SUBS=" "make grade-all"
+	usage_error "grade-all with SUBS= not a folder says so, exit 2" "$course" "not a folder" "make grade-all SUBS=../nowhere"
+}
+
+# ---- hostile submissions ----------------------------------------------------
+
+make_hostile() {
+	local h="$tmp/course/hostile" z="$tmp/zip"
+	mkdir -p "$h/carol" "$h/erin/labs/ex01_round_robin" "$h/frank/labs/ex01_round_robin" "$z"
+	# carol: the file alone; her yield never returns.
+	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tfor (;;)\n\t\t;/}' "$sol" >"$h/carol/round_robin.c"
+	# dave: a zip of the file alone; his yield writes through NULL.
+	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\t*(volatile int *)0 = 1;/}' "$sol" >"$z/round_robin.c"
+	(cd "$z" && python3 -m zipfile -c "$h/dave.zip" round_robin.c)
+	echo "I forgot the code" >"$h/erin/labs/ex01_round_robin/NOTES.txt"
+	printf '#include "round_robin.h"\nint rr_yield(struct rr_task *t) { return t->no_such_field; }\n' \
+		>"$h/frank/$ex01_file"
+	echo "not a submission" >"$h/README.txt"
+}
+
+hostile_roster_checks() {
+	local roster=$1 dir="$course/build/submissions" n
+	n=$(ex01_tests)
+	[[ $(roster_field "$roster" carol status) == *timeout* ]] &&
+		[ "$(json_get "$dir/carol/results.json" "len(d['tests'])")" = "$n" ] &&
+		grep -q 'time limit of 20 s' "$dir/carol/results.json" &&
+		pass "a hanging submission is stopped at SUB_TIMEOUT, status timeout, every test listed" ||
+		fail "carol (hangs): $(grep carol "$roster")"
+	[[ $(roster_field "$roster" dave status) == *crash* ]] &&
+		pass "a crashing submission (a zip of the file alone) is graded, status crash" ||
+		fail "dave (crashes): $(grep dave "$roster")"
+	[ "$(roster_field "$roster" erin status),$(roster_field "$roster" erin ex01)" = "missing,0" ] &&
+		grep -q 'round_robin.c is not in the submission' "$dir/erin/results.json" &&
+		pass "a missing student file scores 0 with a note saying so" ||
+		fail "erin (no file): $(grep erin "$roster")"
+	[ "$(roster_field "$roster" frank status)" = build-error ] &&
+		grep -q 'did not build.*no_such_field' "$dir/frank/results.json" &&
+		pass "a file that does not compile scores 0 with the compiler's message" ||
+		fail "frank (does not compile): $(grep frank "$roster")"
+	for s in carol dave erin frank; do
+		json_ok "$dir/$s/results.json" || fail "$s: results.json is not valid JSON"
+	done
+}
+
+hostile_checks() {
+	local roster="$course/build/submissions/roster.csv" left
+	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
+	make_hostile
+	# Not a guide command: SUB_TIMEOUT=20 keeps the hang short.  A hanging
+	# test costs its 5 s timeout, so carol needs 35 s and must be cut off;
+	# the others need ~3 s (a 6x margin on a loaded machine).
+	(cd "$course" && make -j2 grade-all SUBS=../hostile LAB=ex01 SUB_TIMEOUT=20) >"$tmp/hostile.log" 2>&1 ||
+		fail "grade-all of hostile submissions exited non-zero: $(tail -3 "$tmp/hostile.log" | tr '\n' ' ')"
+	grep -q 'skipped README.txt' "$tmp/hostile.log" && pass "grade-all names and skips a file that is no submission" ||
+		fail "grade-all did not report README.txt as skipped"
+	hostile_roster_checks "$roster"
+	left=$(for p in /proc/[0-9]*; do readlink "$p/cwd" 2>/dev/null; done |
+		grep -cF "$course/build/submissions/carol" || true)
+	[ "$left" = 0 ] && pass "nothing of the hanging submission is left running" ||
+		fail "$left processes of carol's grading are still running"
+	# -j2: while carol hung, the other three were graded beside her.
+	[ "$course/build/submissions/frank/results.json" -ot "$course/build/submissions/carol/results.json" ] &&
+		pass "grade-all -j2 grades submissions in parallel (frank finished while carol hung)" ||
+		fail "grade-all -j2 did not run submissions in parallel"
+}
+
+# ---- Gradescope ---------------------------------------------------------------
+
+zip_checks() {
+	local zip="$course/dist/yieldlab-autograder.zip"
+	python3 - "$zip" <<-'PY' >"$tmp/zip.log" 2>&1
+	import sys, zipfile
+	z = zipfile.ZipFile(sys.argv[1])
+	names = set(z.namelist())
+	for top in ("setup.sh", "run_autograder", "autograder.conf", "yieldlab/Makefile"):
+	    assert top in names, top + " is not in the zip"
+	    if top in ("setup.sh", "run_autograder"):
+	        assert (z.getinfo(top).external_attr >> 16) & 0o111, top + " is not executable"
+	assert not any(n.startswith("yieldlab/solutions") for n in names), "solutions/ is in the zip"
+	assert "LAB=ex01" in z.read("autograder.conf").decode(), "autograder.conf does not name ex01"
+	PY
+	[ $? -eq 0 ] && pass "the autograder zip: setup.sh, run_autograder (executable) on top, no solutions/" ||
+		fail "the autograder zip: $(tail -1 "$tmp/zip.log")"
+}
+
+# run_autograder_on DIR: grades the submission DIR in a fresh simulated
+# /autograder; prints the root.
+run_autograder_on() {
+	local ag
+	ag="$tmp/ag-$(basename "$1")"
+	mkdir -p "$ag/source" "$ag/results"
+	cp -a "$1" "$ag/submission"
+	(cd "$ag/source" && python3 -m zipfile -e "$course/dist/yieldlab-autograder.zip" .)
+	YIELDLAB_AUTOGRADER_ROOT="$ag" bash "$ag/source/setup.sh" >"$ag/setup.log" 2>&1 &&
+		YIELDLAB_AUTOGRADER_ROOT="$ag" bash "$ag/source/run_autograder" >"$ag/run.log" 2>&1
+	echo "$ag"
+}
+
+gradescope_checks() {
+	local ag res roster="$tmp/roster-good.csv"
+	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
+	doc "$course" "$tmp/ag.log" "make autograder LAB=ex01" || { fail "make autograder LAB=ex01"; return; }
+	zip_checks
+	ag=$(run_autograder_on "$tmp/course/submissions/bob")
+	res="$ag/results/results.json"
+	json_ok "$res" && [ "$(json_get "$res" "d['score']")" = "$(roster_field "$roster" bob ex01)" ] &&
+		[ "$(json_get "$res" "len(d['tests'])")" = "$(ex01_tests)" ] &&
+		pass "run_autograder in a simulated /autograder: bob scores as in grade-all" ||
+		fail "run_autograder on bob: $(tail -n 3 "$ag/setup.log" "$ag/run.log" | tr '\n' ' ')"
+	mkdir -p "$tmp/empty"
+	ag=$(run_autograder_on "$tmp/empty")
+	res="$ag/results/results.json"
+	json_ok "$res" && [ "$(json_get "$res" "d['score']")" = 0 ] && grep -q 'not in the submission' "$res" &&
+		pass "run_autograder on an empty submission: 0, and says the file is missing" ||
+		fail "run_autograder on an empty submission: $(tail -3 "$ag/run.log" | tr '\n' ' ')"
+}
+
+# ---- the guides cannot drift from the code ----------------------------------
+
+guide_checks() {
+	local cmd n=0 bad=0
+	while IFS= read -r cmd; do
+		n=$((n + 1))
+		[ "$cmd" = "make check" ] && continue   # running now
+		if ! grep -qxF -- "$cmd" "$ran"; then
+			fail "GUIDES.md shows '$cmd', which make check does not run"
+			bad=1
+		fi
+	done < <(awk '/^[ \t]*```/ { inside = ($0 ~ /^[ \t]*```sh$/); next }
+		inside { sub(/^[ \t]+/, ""); sub(/[ \t]+#.*$/, ""); if ($0 != "") print }' \
+		"$repo/common/workflow/GUIDES.md")
+	[ "$n" -gt 0 ] || { fail "GUIDES.md shows no command (no \`\`\`sh block)"; return; }
+	[ $bad = 0 ] && pass "every command GUIDES.md shows ($n) was run above"
+}
+
+handout_checks
+student_checks
+instructor_checks
+submission_checks
+hostile_checks
+gradescope_checks
+guide_checks

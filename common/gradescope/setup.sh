@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image
+# (Ubuntu).  It installs the Debian packages yieldlab needs, then builds
+# the pristine suite and the graders of the assignment's lab(s) on their
+# stubs, so each submission compiles only its own student files.
+#
+# YIELDLAB_AUTOGRADER_ROOT replaces /autograder (make check simulates one).
+set -u
+root=${YIELDLAB_AUTOGRADER_ROOT:-/autograder}
+src="$root/source"
+pkgs=(build-essential pkg-config libevent-dev libssl-dev libcmocka-dev
+	python3 procps util-linux coreutils)
+
+if ! dpkg -s "${pkgs[@]}" >/dev/null 2>&1; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "setup.sh: missing packages, and not root to install them: ${pkgs[*]}" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq && apt-get install -y -qq --no-install-recommends "${pkgs[@]}" || {
+		echo "setup.sh: apt-get could not install: ${pkgs[*]}" >&2
+		exit 1
+	}
+fi
+
+lab=$(sed -n 's/^LAB=//p' "$src/autograder.conf" 2>/dev/null | head -1)
+bash "$src/yieldlab/common/workflow/suite.sh" "$src/yieldlab" "$src/template" "$lab" || {
+	echo "setup.sh: the suite in $src/yieldlab does not build" >&2
+	exit 1
+}
+echo "setup.sh: ready to grade ${lab:-every lab}"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# make handout: packs what a student needs into one tarball, yieldlab/ inside.
+#
+#   handout.sh OUT.tar.gz STAGE_DIR      (run from the top of the suite)
+#
+# Left out: solutions/ (the references and the wrong-solution suite), .ci/
+# (it runs make check, which needs solutions/), build trees, dist/, .git,
+# and results the students are meant to produce themselves — the measured
+# CSVs in data/ and the rendered charts plots/*.png|svg — unless a README
+# names the file, which is the README saying why it is there.  The chart
+# scripts plots/*.gp stay: students draw their own data with them.
+set -u
+here=$(dirname "$0")
+. "$here/lib.sh"
+
+[ $# -eq 2 ] || wf_die 2 "usage: handout.sh OUT.tar.gz STAGE_DIR"
+out=$1 stage=$2
+[ -f Makefile ] && [ -d labs ] || wf_die 2 "run from the top of the suite (no Makefile and labs/ here)"
+
+# named_by_readme PATH: true if some README.md of the handout names PATH
+# (its path or its file name).
+named_by_readme() {
+	grep -rqF --include=README.md -e "$1" -e "$(basename "$1")" \
+		--exclude-dir=solutions --exclude-dir='build*' --exclude-dir=dist . 2>/dev/null
+}
+
+handout_files() {
+	local path
+	wf_suite_files . | while IFS= read -r -d '' path; do
+		case $path in
+		.ci/*) continue ;;
+		data/*.md | plots/*.gp) ;;
+		data/* | plots/*.png | plots/*.svg | plots/*.pdf)
+			named_by_readme "$path" || continue ;;
+		esac
+		printf '%s\0' "$path"
+	done
+}
+
+rm -rf "$stage" && mkdir -p "$stage/yieldlab" "$(dirname "$out")" ||
+	wf_die 1 "cannot create $stage or the folder of $out"
+handout_files >"$stage/files"
+wf_copy_files . "$stage/yieldlab" <"$stage/files" ||
+	wf_die 1 "copying the handout's files into $stage failed"
+
+# A last guard: whatever the listing did, no reference may leave.
+if [ -e "$stage/yieldlab/solutions" ]; then
+	wf_die 1 "refusing to pack: solutions/ ended up in the handout"
+fi
+tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner \
+	-czf "$out" yieldlab || wf_die 1 "could not write $out"
+
+labs=$(cd "$stage/yieldlab" && ls labs/*/lab.mk 2>/dev/null | sed 's|labs/||; s|_.*||' | tr '\n' ' ')
+printf 'handout: %s (%d files; labs: %s)\n' "$out" \
+	"$(tr -cd '\0' <"$stage/files" | wc -c)" "${labs% }"
+printf 'handout: left out solutions/, .ci/, build trees and data not named by a README\n'
+rm -rf "$stage"

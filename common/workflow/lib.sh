@@ -1,0 +1,101 @@
+# Shared by the scripts of common/workflow and common/gradescope (sourced,
+# not run).  Everything here works on a suite directory given as an
+# argument, so the same code serves the repository, a pristine copy of it,
+# and Gradescope's /autograder/source.
+
+# wf_die STATUS MESSAGE...: prints "yieldlab: MESSAGE" on stderr, exits.
+wf_die() {
+	local status=$1
+	shift
+	printf 'yieldlab: %s\n' "$*" >&2
+	exit "$status"
+}
+
+# wf_jobs: the job count of the make that started us (-jN, --jobs=N; a bare
+# -j means one per core), or 1.  Call before wf_clean_env.
+wf_jobs() {
+	local word jobs=1
+	for word in ${MAKEFLAGS:-}; do
+		case $word in
+		--) break ;;
+		--jobs=*) jobs=${word#--jobs=} ;;
+		-j) jobs=$(nproc) ;;
+		-j[0-9]*) jobs=${word#-j} ;;
+		esac
+	done
+	[[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=1
+	echo "$jobs"
+}
+
+# wf_clean_env: a pristine build must not see the knobs of the run that
+# started it.  Command-line variables (LAB=, CFLAGS=) travel in MAKEFLAGS,
+# and make reads the others from the environment.
+wf_clean_env() {
+	unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS
+	unset LAB T SOL SAN BUILD O STRICT CC CFLAGS CPPFLAGS LDFLAGS LDLIBS \
+		WERROR V SRC CHART LEVEL SUB SUBS DIST
+}
+
+# wf_make DIR ARGS...: make in DIR, quietly, in a clean environment.
+wf_make() {
+	local dir=$1
+	shift
+	(wf_clean_env && make -s --no-print-directory -C "$dir" "$@")
+}
+
+# wf_labs DIR [LAB]: the labs of the suite in DIR, one "lab student_file"
+# line each, as its own Makefile sees them (labs/*/lab.mk, <lab>_STUDENT).
+wf_labs() {
+	wf_make "$1" workflow-labs LAB="${2:-}"
+}
+
+# wf_is_ours PATH: true for a path a pristine copy of the suite holds.
+# Build trees (build/, build-*/) and dist/ are products, .git is history.
+wf_is_ours() {
+	case $1 in
+	build | build/* | build-* | dist/* | .git/*) return 1 ;;
+	esac
+	return 0
+}
+
+# wf_suite_files ROOT [with-solutions]: the suite's files, NUL-separated,
+# relative to ROOT.  In a git checkout: the tracked files and the untracked
+# ones git does not ignore (a lab being written is not committed yet);
+# elsewhere: every file.  solutions/ only when asked for.
+wf_suite_files() {
+	local root=$1 want_solutions=${2:-} path
+	{
+		if [ -e "$root/.git" ] && git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
+			git -C "$root" ls-files -z --cached --others --exclude-standard
+		else
+			(cd "$root" && find . -name .git -prune -o \( -type f -o -type l \) -print0 |
+				sed -z 's|^\./||')
+		fi
+	} | while IFS= read -r -d '' path; do
+		wf_is_ours "$path" || continue
+		[[ $path == solutions/* && $want_solutions != with-solutions ]] && continue
+		# git lists a tracked file someone has just deleted
+		[ -e "$root/$path" ] || [ -L "$root/$path" ] || continue
+		printf '%s\0' "$path"
+	done
+}
+
+# wf_copy_files ROOT DEST: copies the NUL-separated paths on stdin from ROOT
+# to DEST, keeping modification times (make must not rebuild a copy).
+wf_copy_files() {
+	mkdir -p "$2" &&
+		tar -C "$1" --null -T - -cf - | tar -C "$2" --warning=no-timestamp -xf -
+}
+
+# wf_frag_field FRAG N: field N of a fragment's first line
+# (lab score max passed count), empty when the file is missing or garbled.
+wf_frag_field() {
+	[ -f "$1" ] || return 0
+	awk -v n="$2" 'NR == 1 && NF == 5 && $2 ~ /^[0-9]+$/ { print $n }' "$1"
+}
+
+# wf_frag_tags FRAG: the status tags of the fragment's tests, one a line.
+wf_frag_tags() {
+	[ -f "$1" ] || return 0
+	sed -n 's/.*"tags": \["\([a-z]*\)"\].*/\1/p' "$1"
+}

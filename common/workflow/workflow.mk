@@ -1,0 +1,64 @@
+# The instructor and student workflow: make handout, grade-submission,
+# grade-all, autograder (instructors); make status, hint, watch (students).
+# The scripts beside this file do the work; common/workflow/GUIDES.md shows
+# how each is used.  This file is read before labs/*/lab.mk, so LABS and
+# SELECTED are used only inside recipes (expanded when they run).
+
+WORKFLOW := common/workflow
+DIST ?= dist
+LEVEL ?= 1
+SUB ?=
+SUBS ?=
+SUB_TIMEOUT ?=
+
+# Writes a missing/uncompiled/timed-out lab's tests into its fragment.
+GRADE_NOTE := $(O)/bin/grade-note
+$(GRADE_NOTE): $(O)/obj/common/workflow/note.o $(O)/obj/common/grade/results.o
+	$(call msg,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(link)
+tools: $(GRADE_NOTE)
+
+.PHONY: handout grade-submission grade-all autograder status hint watch \
+	workflow-labs
+
+# Paths and words typed by the user reach the scripts through the
+# environment, so no quoting in a recipe can break on them.
+handout: export YL_OUT := $(DIST)/yieldlab-handout.tar.gz
+handout:
+	@bash $(WORKFLOW)/handout.sh "$$YL_OUT" '$(BUILD)/handout'
+
+grade-submission: export YL_SUB := $(SUB)
+grade-submission: export YL_LAB := $(LAB)
+grade-submission: export YL_LIMIT := $(SUB_TIMEOUT)
+grade-submission:
+	@bash $(WORKFLOW)/submissions.sh one '$(O)/submissions'
+
+grade-all: export YL_SUBS := $(SUBS)
+grade-all: export YL_LAB := $(LAB)
+grade-all: export YL_LIMIT := $(SUB_TIMEOUT)
+grade-all:
+	@bash $(WORKFLOW)/submissions.sh all '$(O)/submissions'
+
+autograder: export YL_OUT := $(DIST)/yieldlab-autograder.zip
+autograder: export YL_LAB := $(LAB)
+autograder:
+	@bash $(WORKFLOW)/autograder.sh "$$YL_OUT" '$(BUILD)/autograder'
+
+status:
+	@bash $(WORKFLOW)/status.sh '$(GRADE_DIR)' '$(O)/grader' \
+		$(foreach l,$(LABS),$(l):$($(l)_STUDENT))
+
+hint: export YL_LAB := $(LAB)
+hint: export YL_LEVEL := $(LEVEL)
+hint:
+	@bash $(WORKFLOW)/hint.sh $(SELECTED)
+
+watch: export YL_LAB := $(LAB)
+watch: export YL_MAKE := $(MAKE)
+watch:
+	@bash $(WORKFLOW)/watch.sh $(foreach l,$(SELECTED),$(l):$($(l)_STUDENT))
+
+# For the scripts: one "lab student_file" line per selected lab.
+workflow-labs:
+	@$(foreach l,$(SELECTED),printf '%s %s\n' '$(l)' '$($(l)_STUDENT)';)

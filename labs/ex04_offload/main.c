@@ -24,7 +24,7 @@
 
 struct options {
 	int jobs, mib, workers, beat_ms;
-	bool csv;
+	bool csv, series;
 };
 
 enum mode { MODE_IDLE, MODE_INLINE, MODE_OFFLOAD };
@@ -46,11 +46,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ex04 [--jobs N] [--mib N] [--workers N] [--beat-ms N] [--csv]\n"
+		"            [--series]\n"
 		"  --jobs N      SHA-256 jobs (1-64, default 8)\n"
 		"  --mib N       MiB each job hashes in one call (1-256, default 32)\n"
 		"  --workers N   worker threads of the pool (1-16, default 1)\n"
 		"  --beat-ms N   heartbeat period in ms (1-1000, default 5)\n"
 		"  --csv         print CSV (one row per mode) instead of a table\n"
+		"  --series      print every heartbeat as CSV (mode,t_ms,lag_ms)\n"
 		"Runs idle, inline (on the loop thread) and offload (your pool).\n");
 }
 
@@ -83,10 +85,11 @@ static struct options parse_args(int argc, char **argv)
 		{ "workers", required_argument, NULL, 'w' },
 		{ "beat-ms", required_argument, NULL, 'b' },
 		{ "csv", no_argument, NULL, 'c' },
+		{ "series", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { 8, 32, 1, 5, false };
+	struct options o = { 8, 32, 1, 5, false, false };
 	int c;
 
 	opterr = 0;
@@ -97,6 +100,7 @@ static struct options parse_args(int argc, char **argv)
 		case 'w': o.workers = parse_int(optarg, "--workers", 1, 16); break;
 		case 'b': o.beat_ms = parse_int(optarg, "--beat-ms", 1, 1000); break;
 		case 'c': o.csv = true; break;
+		case 's': o.series = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad_usage("unknown option or missing value");
 		}
@@ -158,6 +162,16 @@ static void loop_until_ended(struct run *r)
 	event_base_dispatch(r->base);
 }
 
+/* Every beat of the run: when it fired (ms since the work started) and how
+ * late it was, for the chart of lag over time. */
+static void print_series(const struct run *r, const struct lag *lag)
+{
+	for (size_t i = 0; i < lag_count(lag); i++)
+		printf("%s,%.3f,%.3f\n", mode_names[r->mode],
+		       clock_ns_to_ms(lag_sample_at_ns(lag, i) - r->start_ns),
+		       clock_ns_to_ms(lag_sample_ns(lag, i)));
+}
+
 static void measure(struct run *r, const uint8_t *buf)
 {
 	struct timeval twenty_ms = { 0, 20000 };
@@ -174,6 +188,8 @@ static void measure(struct run *r, const uint8_t *buf)
 	loop_until_ended(r);
 	lag_stop(lag);
 	lag_get_stats(lag, &r->lag);
+	if (r->o->series)
+		print_series(r, lag);
 	event_free(start);
 	lag_free(lag);
 }
@@ -185,6 +201,8 @@ static void print_row(const struct run *r)
 	double wake_p50 = waked ? lag_percentile_ns(r->wake_ns, (size_t)o->jobs, 50) / 1e3 : 0;
 	double wake_max = waked ? lag_percentile_ns(r->wake_ns, (size_t)o->jobs, 100) / 1e3 : 0;
 
+	if (o->series)
+		return;
 	if (o->csv) {
 		printf("%s,%d,%d,%d,%.1f,%.2f,%.2f,%.3f,%zu,%.1f,%.1f\n",
 		       mode_names[r->mode], o->jobs, o->mib, o->workers,
@@ -205,6 +223,10 @@ static void print_row(const struct run *r)
 
 static void print_header(const struct options *o)
 {
+	if (o->series) {
+		printf("mode,t_ms,lag_ms\n");
+		return;
+	}
 	if (o->csv) {
 		printf("mode,jobs,mib_per_job,workers,total_ms,worst_lag_ms,"
 		       "p99_lag_ms,median_lag_ms,beats,wake_median_us,"

@@ -1,4 +1,4 @@
-# make bench: the suite measures itself (common/bench/PERFORMANCE.md).
+# make bench: the suite measures itself (README.md, "Performance").
 # Programs: build/bin/bench-{yield,lag,hash,doorbell}; the driver
 # common/bench/run.sh runs them, the stdlib-only Python harness beside them,
 # and times `make grade SOL=1` in its own build tree, then writes

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make check, workflow: the instructor and student workflow, run from fresh
-# copies of the suite the way common/workflow/GUIDES.md shows it.
+# copies of the suite the way README.md shows it.
 #
 #  - make handout (from git here, from a plain copy in a sandbox): no
 #    solutions/, and unpacked elsewhere it builds and make grade runs every
@@ -432,14 +432,14 @@ guide_checks() {
 		n=$((n + 1))
 		[ "$cmd" = "make check" ] && continue   # running now
 		if ! grep -qxF -- "$cmd" "$ran"; then
-			fail "GUIDES.md shows '$cmd', which make check does not run"
+			fail "README.md shows '$cmd', which make check does not run"
 			bad=1
 		fi
 	done < <(awk '/^[ \t]*```/ { inside = ($0 ~ /^[ \t]*```sh$/); next }
 		inside { sub(/^[ \t]+/, ""); sub(/[ \t]+#.*$/, ""); if ($0 != "") print }' \
-		"$repo/common/workflow/GUIDES.md")
-	[ "$n" -gt 0 ] || { fail "GUIDES.md shows no command (no \`\`\`sh block)"; return; }
-	[ $bad = 0 ] && pass "every command GUIDES.md shows ($n) was run above"
+		"$repo/README.md")
+	[ "$n" -gt 0 ] || { fail "README.md shows no command (no \`\`\`sh block)"; return; }
+	[ $bad = 0 ] && pass "every command README.md shows ($n) was run above"
 }
 
 handout_checks

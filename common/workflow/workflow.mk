@@ -1,6 +1,6 @@
 # The instructor and student workflow: make handout, grade-submission,
 # grade-all, autograder (instructors); make status, hint, watch (students).
-# The scripts beside this file do the work; common/workflow/GUIDES.md shows
+# The scripts beside this file do the work; README.md shows
 # how each is used.  This file is read before labs/*/lab.mk, so LABS and
 # SELECTED are used only inside recipes (expanded when they run).
 

@@ -3,7 +3,7 @@
 # inputs: ex03_budget_yield_budgets.csv
 load 'plots/style.gp'
 f = data_dir.'/ex03_budget_yield_budgets.csv'
-set title "ex03: a time budget keeps the lag near the budget; a count does not\n{/*0.8 p99 heartbeat lateness (5 ms heartbeat), ex01's yield; the same count is fine for 3 µs items and a stall for 300 µs items}"
+set title "ex03: a time budget keeps the lag near the budget; a count does not\n{/*0.8 p99 lateness of a 5 ms heartbeat; a count that suits 3 µs items stalls 300 µs items}"
 set ylabel 'p99 heartbeat lateness (ms, log scale)'
 set xlabel 'when the map yields'
 set logscale y

@@ -51,7 +51,10 @@ static int64_t scaled_ms(int64_t ms)
 static int find_server(char *path, size_t size)
 {
 	const char *env = getenv("YIELDLAB_SAVESERVER");
-	static const char *const beside[] = { "saveserver", "../bin/saveserver" };
+	/* Programs sit in bin/, tests in test/, graders in grader/, and a
+	 * wrong solution's grader in grader/wrong/<lab>/. */
+	static const char *const beside[] = { "saveserver", "../bin/saveserver",
+					      "../../../bin/saveserver" };
 	char exe[PATH_MAX];
 	ssize_t len;
 
@@ -64,7 +67,7 @@ static int find_server(char *path, size_t size)
 		return -1;
 	exe[len] = '\0';
 	*strrchr(exe, '/') = '\0';
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
 		int len_used = snprintf(path, size, "%s/%s", exe, beside[i]);
 
 		if (len_used > 0 && (size_t)len_used < size && access(path, X_OK) == 0)

@@ -10,7 +10,8 @@
  * from a thread that lives as long as the server.
  *
  * The binary is the first that exists of: $YIELDLAB_SAVESERVER,
- * <dir of this program>/saveserver, <dir of this program>/../bin/saveserver.
+ * <dir of this program>/saveserver, <dir of this program>/../bin/saveserver,
+ * <dir of this program>/../../../bin/saveserver (graders of wrong solutions).
  *
  * The log (saveproc_options.log_path) has one line per stored save, written
  * as it is stored and before its 201 is sent:

@@ -1,0 +1,97 @@
+/* ex07 — do not edit: the grader builds with a pristine copy of this file. */
+/*
+ * overlap: hash items on the event loop and let each save travel while
+ * the next item is hashed.
+ *
+ * The task is one event whose callback hashes ONE item, starts that
+ * item's save (save_client_save: queued, never waited for) and yields.
+ * The yield ends the loop's pass: the loop polls, so the save client can
+ * write the request that was just queued and read the answers that came
+ * in, and then the task's next callback hashes the next item.  The CPU
+ * never waits for the server, and the server never waits for the CPU:
+ * the run costs the hashing plus about one save.
+ *
+ * Two ends: the hashing ends after the last item (the task frees its
+ * event), and the task ends when the last save has its answer — only then
+ * is done called.  A task that reports done earlier reports saves that
+ * may still be lost.
+ */
+#ifndef EX07_OVERLAP_H
+#define EX07_OVERLAP_H
+
+#include "hashwork.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct event;
+struct event_base;
+struct ovl_task;
+struct save_client;
+struct trace;
+
+/* Room for one digest as text: 64 hex digits and a NUL. */
+#define OVL_HEX_SIZE (HASHWORK_HEX_LEN + 1)
+
+/* Called once, on the loop thread, when every save has its answer. */
+typedef void (*ovl_done_fn)(struct ovl_task *t, void *arg);
+
+/* Gives the loop a turn; the task's callback runs again after it. */
+typedef void (*ovl_yield_fn)(struct ovl_task *t);
+
+struct ovl_job {
+	struct save_client *client;   /* the saves go here (not owned) */
+	struct hashwork *hasher;      /* (not owned) */
+	size_t n;                     /* items 0 .. n-1 (n >= 1); item i is
+					 saved as id i */
+	int difficulty;
+	struct trace *trace;          /* may be NULL: ovl_hash records "h<i>"
+					 when item i's hash is complete */
+	ovl_done_fn done;             /* may be NULL */
+	void *arg;                    /* passed to done */
+};
+
+struct ovl_task {
+	struct event_base *base;
+	struct event *ev;             /* the task's event; NULL once the
+					 hashing is over */
+	struct ovl_job job;
+	size_t next;                  /* the next item to hash */
+	size_t acked, failed;         /* saves answered: stored / failed (or
+					 never queued) */
+	ovl_yield_fn yield;           /* ovl_yield, unless a grader or the
+					 program swaps in its own (which calls
+					 ovl_yield too) */
+	/* kept by ovl_hash */
+	size_t hashed;
+	int64_t hash_ns;              /* time spent hashing */
+};
+
+/*
+ * Fills in *t (owned by the caller; it must outlive the task), creates
+ * its event on base and makes it active: the first item is hashed in the
+ * loop's next pass.  @return 0, or -1 (n == 0, no client or hasher, or
+ * out of memory).  (In overlap.c, provided.)
+ */
+int ovl_start(struct ovl_task *t, struct event_base *base,
+	      const struct ovl_job *job);
+
+/* ---- provided (ovl_work.c) ----------------------------------------------- */
+
+/*
+ * Hashes item i into hex (64 hex digits and a NUL), then records "h<i>"
+ * in the job's trace.  Counts t->hashed and t->hash_ns.
+ * @return 0, or -1 when libcrypto fails.
+ */
+int ovl_hash(struct ovl_task *t, size_t i, char hex[OVL_HEX_SIZE]);
+
+/*
+ * ex01's yield: event_base_loopcontinue() ends the loop's pass when the
+ * callback returns, and event_active() queues the task's next callback
+ * behind whatever the poll finds ready.  It only schedules: the loop gets
+ * its turn when your callback returns.
+ */
+void ovl_yield(struct ovl_task *t);
+
+#endif

@@ -7,7 +7,7 @@ set title "ex03: a time budget keeps the lag near the budget; a count does not\n
 set ylabel 'p99 heartbeat lateness (ms, log scale)'
 set xlabel 'when the map yields'
 set logscale y
-set yrange [0.1:1000]
+set yrange [0.01:1000]
 set format y '%g'
 set key top left
 set style data histogram

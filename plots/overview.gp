@@ -1,6 +1,6 @@
 # The overview page: the headline chart of every lab, one panel each.
-# inputs: ex01_round_robin_mechanisms.csv ex02_lag_meter_cadence.csv ex03_budget_yield_budgets.csv ex04_offload_series.csv ex05_cancel_latency.csv ex05_cancel_deadline.csv ex06_serial_saves_ladder.csv ex07_overlap_ladder.csv ex08_yield_cadence_sweep.csv bench_yield_cost.csv
-charts = "ex01_yield_mechanisms ex02_lag_by_interval ex03_budget_vs_count ex04_lag_over_time ex05_cancel_latency ex06_ex07_ladder ex08_cadence bench_yield_cost"
+# inputs: ex01_round_robin_mechanisms.csv ex02_lag_meter_cadence.csv ex03_budget_yield_budgets.csv ex04_offload_series.csv ex05_cancel_latency.csv ex05_cancel_deadline.csv ex06_serial_saves_ladder.csv ex07_overlap_ladder.csv ex08_yield_cadence_sweep.csv
+charts = "ex01_yield_mechanisms ex02_lag_by_interval ex03_budget_vs_count ex04_lag_over_time ex05_cancel_latency ex06_ex07_ladder ex08_cadence"
 if (fmt eq 'svg') {
     set terminal svg size 1950,1700 dynamic enhanced font 'sans,11' background rgb 'white'
 } else {

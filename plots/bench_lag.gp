@@ -8,7 +8,7 @@ f = data_dir.'/bench_lag.csv'
 slot(e) = e == 0 ? 0 : (e == 1 ? 1 : (e == 10 ? 2 : (e == 100 ? 3 : 4)))
 is_c(r) = r eq 'c_libevent'
 ms(v) = v >= 10 ? sprintf('%.0f', v) : sprintf('%.2g', v)
-set multiplot layout 1,2 title "Heartbeat lag beside a CPU loop: C (libevent) against Python asyncio\n{/*0.8 40,000 items of about 3 us, yield every N items; blue: C with event\\_active + loopcontinue, amber: await asyncio.sleep(0)}"
+set multiplot layout 1,2 title "Heartbeat lag beside a CPU loop: C (libevent) against Python asyncio\n{/*0.8 40,000 items of about 3 µs, yield every N items; blue: C with event\\_active + loopcontinue, amber: await asyncio.sleep(0)}"
 set xtics ('never' 0, '1' 1, '10' 2, '100' 3, '1000' 4)
 set xrange [-0.6:4.6]
 set xlabel 'yield every N items'

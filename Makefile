@@ -158,14 +158,16 @@ wrong-graders: $(WRONG_GRADERS)
 # Always: 2 bad arguments, 3 the harness itself failed.
 STRICT ?= $(SOL)
 GRADE_DIR := $(O)/grade
-grade: $(SEL_GRADERS) $(GRADE_REPORT)
+SEL_PROGRAMS := $(patsubst %,$(O)/bin/%$(SUFFIX),$(call ids,$(SELECTED)))
+grade: $(SEL_GRADERS) $(SEL_PROGRAMS) $(GRADE_REPORT)
 	@mkdir -p $(GRADE_DIR)/labs
 	@$(if $(LAB),,rm -f $(GRADE_DIR)/labs/*.frag;) status=0; \
 	for g in $(SEL_GRADERS); do \
 		$$g --out $(GRADE_DIR) --rerun '$(RERUN)' $(if $(T),--only '$(T)') \
 			|| status=$$?; \
 	done; \
-	$(GRADE_REPORT) --out $(GRADE_DIR) || status=$$?; \
+	$(GRADE_REPORT) --out $(GRADE_DIR) $(if $(LAB),--labs '$(SELECTED)') \
+		|| status=$$?; \
 	if [ $$status = 1 ] && [ '$(STRICT)' != 1 ]; then status=0; fi; \
 	exit $$status
 
@@ -198,7 +200,9 @@ help:
 	@echo '  make check           the project test suite (what CI runs)'
 	@echo '  make clean           remove build/ and dist/'
 	@echo 'knobs: WERROR=0 (warnings are not errors), V=1 (show commands),'
-	@echo '       CFLAGS=... (appended last), YIELDLAB_TIMEOUT_SCALE=2 (slower machine)'
+	@echo '       CFLAGS=... (appended last), YIELDLAB_TIMEOUT_SCALE=2 (slower machine),'
+	@echo '       BUILD=dir (another build tree), STRICT=1 (make grade fails on a failing test),'
+	@echo '       CHART=name (make plots draws one chart)'
 	@echo 'labs: $(foreach l,$(LABS),$(call lab_id,$(l)))'
 
 # Parts of common/ with targets of their own; they may use the lab variables.

@@ -7,8 +7,8 @@
 set -u
 tmp=${TMP:-$(mktemp -d)}/hostile
 rm -rf "$tmp" && mkdir -p "$tmp/tree"
-git ls-files -z --cached --others --exclude-standard |
-	grep -zv '^solutions/' | xargs -0 cp --parents -t "$tmp/tree" 2>/dev/null
+source common/workflow/lib.sh
+wf_suite_files . | wf_copy_files . "$tmp/tree"
 cp common/checks/hostile/round_robin.c "$tmp/tree/labs/ex01_round_robin/round_robin.c"
 
 (cd "$tmp/tree" && env -u BUILD -u LAB -u MAKEFLAGS -u MFLAGS -u MAKELEVEL timeout 600 make -s grade >"$tmp/grade.log" 2>&1)

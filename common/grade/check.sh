@@ -14,12 +14,46 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 3
 
-passed=0
-failed=0
-failures=()
 JOBS=${JOBS:-2}
 B=${BUILD:-build}        # make BUILD=dir keeps a second tree apart
 ONLY=${LAB:-}            # LAB=ex02,ex03 checks only those labs
+
+if [ ! -d solutions ]; then
+	echo "make check tests the whole suite, and this copy has no solutions/" >&2
+	echo "(a student handout): grade your work with 'make grade'." >&2
+	exit 2
+fi
+
+# A student file with work in it (a student's, an instructor's trying a
+# solution) would fail the stub checks: check a copy of this tree whose
+# student files are the committed stubs, and leave the work alone.
+edited_student_files() {
+	git rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
+	make -s --no-print-directory workflow-labs LAB= BUILD="$B" 2>/dev/null |
+		while read -r lab file; do
+			p="labs/$lab/$file"
+			git cat-file -e "HEAD:$p" 2>/dev/null &&
+				! git diff --quiet HEAD -- "$p" && echo "$p"
+		done
+}
+if [ -z "${YIELDLAB_CHECK_COPY:-}" ]; then
+	mapfile -t edited < <(edited_student_files)
+	if [ ${#edited[@]} -gt 0 ]; then
+		copy="$B/check-tree"
+		echo "make check: ${edited[*]}: not the committed stub;" >&2
+		echo "make check: checking a copy with the stubs restored ($copy); your files are untouched" >&2
+		source common/workflow/lib.sh
+		rm -rf "$copy" && mkdir -p "$copy" || exit 3
+		wf_suite_files . with-solutions | wf_copy_files . "$copy" || exit 3
+		for p in "${edited[@]}"; do git show "HEAD:$p" >"$copy/$p"; done
+		cd "$copy" && exec env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+			YIELDLAB_CHECK_COPY=1 BUILD=build LAB="$ONLY" bash common/grade/check.sh
+	fi
+fi
+
+passed=0
+failed=0
+failures=()
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/yieldlab-check.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 

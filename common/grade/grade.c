@@ -292,7 +292,7 @@ static bool is_framing(const char *line, size_t len)
 		"[  FAILED  ]", " 1 FAILED TEST", "[   LINE   ]",
 	};
 
-	if (len == 0)
+	if (len == 0 || memmem(line, len, "[   LINE   ] ---", 16))
 		return true;
 	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++) {
 		size_t n = strlen(skip[i]);
@@ -306,13 +306,20 @@ static bool is_framing(const char *line, size_t len)
 static void show_output(const struct outcome *o)
 {
 	const char *p = o->output, *end = o->output + o->output_len;
+	const char *prev = NULL;
+	size_t prev_len = 0;
 	int shown = 0;
 
 	while (p && p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		/* A stub prints its "not implemented" once per call: once is
+		 * enough on the terminal (the log keeps them all). */
+		bool repeat = prev && len == prev_len && memcmp(p, prev, len) == 0;
 
-		if (!is_framing(p, len)) {
+		prev = p;
+		prev_len = len;
+		if (!repeat && !is_framing(p, len)) {
 			if (shown++ == SHOWN_LINES) {
 				printf("        [... more in the log ...]\n");
 				break;

@@ -11,17 +11,24 @@
 
 int main(int argc, char **argv)
 {
-	const char *out_dir = "build/grade";
+	const char *out_dir = "build/grade", *only = NULL;
 	int score, max, passed, count, labs;
 
-	if (argc == 3 && strcmp(argv[1], "--out") == 0) {
-		out_dir = argv[2];
-	} else if (argc != 1) {
-		fprintf(stderr, "usage: %s [--out DIR]\n", argv[0]);
-		return 2;
+	for (int i = 1; i < argc; i += 2) {
+		if (i + 1 < argc && strcmp(argv[i], "--out") == 0) {
+			out_dir = argv[i + 1];
+		} else if (i + 1 < argc && strcmp(argv[i], "--labs") == 0) {
+			only = argv[i + 1];
+		} else {
+			fprintf(stderr, "usage: %s [--out DIR] [--labs 'LAB ...']\n",
+				argv[0]);
+			return 2;
+		}
 	}
-	printf("Summary (%s/results.json)\n", out_dir);
-	labs = results_totals(out_dir, stdout, &score, &max, &passed, &count);
+	printf("Summary (%s/results.json holds every lab graded so far)\n",
+	       out_dir);
+	labs = results_totals(out_dir, only, stdout, &score, &max, &passed,
+			      &count);
 	if (labs <= 0) {
 		fprintf(stderr, "grade-report: no results in %s/labs\n", out_dir);
 		return 3;

@@ -151,9 +151,21 @@ static int each_fragment(const char *out_dir,
 }
 
 struct totals {
+	const char *only;
 	FILE *report;
 	int score, max, passed, count;
 };
+
+/* True if word is one of the space-separated words of list. */
+static bool word_in(const char *word, const char *list)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
 
 static int add_totals(FILE *frag, void *ctx)
 {
@@ -164,6 +176,8 @@ static int add_totals(FILE *frag, void *ctx)
 	if (fscanf(frag, "%127s %d %d %d %d", lab, &score, &max, &passed,
 		   &count) != 5)
 		return -1;
+	if (t->only && !word_in(lab, t->only))
+		return 1;
 	if (t->report)
 		fprintf(t->report, "  %-22s %3d/%-3d  (%d of %d tests passed)\n",
 			lab, score, max, passed, count);
@@ -174,10 +188,10 @@ static int add_totals(FILE *frag, void *ctx)
 	return 0;
 }
 
-int results_totals(const char *out_dir, FILE *f, int *score, int *max,
-		   int *passed, int *count)
+int results_totals(const char *out_dir, const char *only, FILE *f, int *score,
+		   int *max, int *passed, int *count)
 {
-	struct totals t = { .report = f };
+	struct totals t = { .only = only, .report = f };
 	int n = each_fragment(out_dir, add_totals, &t);
 
 	*score = t.score;
@@ -228,7 +242,7 @@ int results_merge(const char *out_dir)
 	int score, max, passed, count;
 	struct merge m = { .first = true };
 
-	results_totals(out_dir, NULL, &score, &max, &passed, &count);
+	results_totals(out_dir, NULL, NULL, &score, &max, &passed, &count);
 	snprintf(tmp, sizeof(tmp), "%s/.results.json.%d", out_dir, (int)getpid());
 	snprintf(final, sizeof(final), "%s/results.json", out_dir);
 	m.out = fopen(tmp, "w");

@@ -42,10 +42,11 @@ void results_json_test(FILE *f, const struct results_test *t);
  * @return 0, or -1 with a message on stderr. */
 int results_merge(const char *out_dir);
 
-/* Sums every fragment: score, max score, tests passed and tests graded,
- * printing "Score: X/Y" per lab to f when f is not NULL.
+/* Sums the fragments of the labs named in only (space-separated; NULL for
+ * every lab): score, max score, tests passed and tests graded, printing a
+ * line per lab to f when f is not NULL.
  * @return the number of fragments read, or -1. */
-int results_totals(const char *out_dir, FILE *f, int *score, int *max,
-		   int *passed, int *count);
+int results_totals(const char *out_dir, const char *only, FILE *f, int *score,
+		   int *max, int *passed, int *count);
 
 #endif

@@ -43,6 +43,19 @@ handout_files >"$stage/files"
 wf_copy_files . "$stage/yieldlab" <"$stage/files" ||
 	wf_die 1 "copying the handout's files into $stage failed"
 
+# Student files ship as committed: an instructor's half-solved working copy
+# must not leave in the handout.
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	while read -r lab file; do
+		path="labs/$lab/$file"
+		git cat-file -e "HEAD:$path" 2>/dev/null || continue
+		if ! git diff --quiet HEAD -- "$path"; then
+			echo "handout: $path has uncommitted changes; the handout ships the committed stub" >&2
+			git show "HEAD:$path" >"$stage/yieldlab/$path"
+		fi
+	done < <(wf_labs .)
+fi
+
 # A last guard: whatever the listing did, no reference may leave.
 if [ -e "$stage/yieldlab/solutions" ]; then
 	wf_die 1 "refusing to pack: solutions/ ended up in the handout"

@@ -302,7 +302,8 @@ static void ten_thousand_yields_finish_well_inside_a_second(void **state)
 	elapsed = clock_monotonic_ns() - start;
 	GRADE_EXPECT(steps == 10000 && elapsed < bound,
 		     "10,000 steps with a yield between each, well inside 1 s",
-		     "%d steps in %.1f ms (is the yield a timer?)", steps,
+		     "%d steps in %.1f ms (a timer as the yield? or a yield that "
+		     "does not run the task again?)", steps,
 		     clock_ns_to_ms(elapsed));
 	world_free(&w);
 }
@@ -336,10 +337,11 @@ static void loop_ends_by_itself_when_tasks_finish(void **state)
 
 static const struct grade_test tests[] = {
 	GRADE_TEST(two_tasks_alternate_strictly, 15, 5000,
-		   "run ONE step per callback, then yield; see TODO 1"),
+		   "run ONE step per callback (TODO 1), then give the loop a "
+		   "turn with task->yield (TODO 2)"),
 	GRADE_TEST(four_tasks_keep_fifo_order_every_round, 15, 5000,
-		   "a zero-timeout timer is not FIFO: re-activate the event "
-		   "and end the loop's pass (event_base_loopcontinue)"),
+		   "every task must get its steps, in the same order every "
+		   "round; a zero-timeout timer is not FIFO"),
 	GRADE_TEST(heartbeat_fires_between_steps_of_a_long_task, 15, 5000,
 		   "event_active alone runs you again before the loop polls; "
 		   "the pass must end so timers get their turn"),

@@ -183,7 +183,7 @@ int saveproc_start(struct saveproc *p, const struct saveproc_options *o)
 	struct server_args args;
 	int fds[2];
 
-	*p = (struct saveproc){ 0 };
+	*p = (struct saveproc){ .log_fd = -1 };
 	if (find_server(path, sizeof(path)) != 0)
 		return fail(p, "saveserver not found (tried $YIELDLAB_SAVESERVER, "
 			    "then beside this program and in ../bin; run make)");
@@ -201,6 +201,45 @@ int saveproc_start(struct saveproc *p, const struct saveproc_options *o)
 		return fail(p, "%s did not say '%sPORT' (it said '%.60s')", path,
 			    READY_PREFIX, line);
 	}
+	return 0;
+}
+
+int saveproc_start_logged(struct saveproc *p, const struct saveproc_options *o)
+{
+	struct saveproc_options with_log = *o;
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/yieldlab-saves.XXXXXX", dir ? dir : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0) {
+		*p = (struct saveproc){ .log_fd = -1 };
+		return fail(p, "mkstemp(%s): %s", path, strerror(errno));
+	}
+	with_log.log_path = path;
+	rc = saveproc_start(p, &with_log);
+	/* The server has the file open by its ready line (or has failed). */
+	unlink(path);
+	if (rc != 0) {
+		close(fd);
+		return -1;
+	}
+	p->log_fd = fd;
+	return 0;
+}
+
+int saveproc_read_own_log(struct saveproc *p, struct save_record **out,
+			  size_t *n)
+{
+	char path[64];
+
+	if (p->log_fd < 0)
+		return fail(p, "no private log: the server was not started "
+			    "with saveproc_start_logged");
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p->log_fd);
+	if (saveproc_read_log(path, out, n) != 0)
+		return fail(p, "the server's log is unreadable or malformed");
 	return 0;
 }
 
@@ -226,6 +265,11 @@ int saveproc_stop(struct saveproc *p)
 {
 	int status = 0;
 
+	/* > 0: a zeroed, never started struct must not close stdin. */
+	if (p->log_fd > 0) {
+		close(p->log_fd);
+		p->log_fd = -1;
+	}
 	if (p->pid <= 0)
 		return 0;
 	kill(p->pid, SIGTERM);

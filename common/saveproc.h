@@ -44,6 +44,7 @@ struct saveproc_options {
 struct saveproc {
 	pid_t pid;            /* 0 when not running */
 	int port;             /* the server's port on 127.0.0.1 */
+	int log_fd;           /* the private log (saveproc_start_logged), or -1 */
 	char why[256];        /* what went wrong, after a -1 (also written by
 				 the const functions: a diagnostic, not state) */
 };
@@ -98,6 +99,20 @@ int saveproc_get(const struct saveproc *p, uint64_t id, char hex[65]);
  * ended.  A stopped (or never started) p is a no-op returning 0.
  */
 int saveproc_stop(struct saveproc *p);
+
+/*
+ * Starts the server as saveproc_start does, with its --log in a private
+ * file: made in $TMPDIR (or /tmp), unlinked as soon as the server has
+ * opened it, and kept open in p->log_fd until saveproc_stop.  A test that
+ * fails or crashes leaves no file behind.  o->log_path is ignored.
+ * @return 0, or -1 with p->why set.
+ */
+int saveproc_start_logged(struct saveproc *p, const struct saveproc_options *o);
+
+/* Reads the private log of a server started with saveproc_start_logged,
+ * as saveproc_read_log does.  @return 0, or -1 (p->why set). */
+int saveproc_read_own_log(struct saveproc *p, struct save_record **out,
+			  size_t *n);
 
 /*
  * Reads a server log into *out (malloc'd array the caller frees; NULL when

@@ -41,8 +41,6 @@ struct world {
 	struct save_client *client;
 	struct hashwork *hasher;
 	struct trace *trace;
-	int log_fd;
-	char log_path[64];
 	struct cad_task task;
 	bool started;
 	unsigned yields;
@@ -53,32 +51,17 @@ struct world {
 	size_t n_recs;
 };
 
-/* saveproc looks for the server beside the grader and in ../bin; the
- * graders of wrong solutions live deeper (grader/wrong/<lab>/), so look
- * further up the build tree and tell saveproc where it is. */
-
-/* The log file is unlinked as soon as the server has opened it, and read
- * back through our own descriptor: a failing test leaves no file behind. */
+/* The server keeps its log in a private file that saveproc unlinks at
+ * once: a failing test leaves no file behind. */
 static void start_server(struct world *w, int delay_ms, int cap)
 {
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
-	char path[256];
 
-	snprintf(path, sizeof(path), "%s/yieldlab-ex08.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	w->log_fd = mkstemp(path);
-	GRADE_EXPECT(w->log_fd >= 0, "a temporary file for the server's log",
-		     "mkstemp(%s) failed", path);
 	o.delay_ms = delay_ms;
 	o.max_in_flight = cap;
-	o.log_path = path;
-	if (saveproc_start(&w->server, &o) != 0) {
-		unlink(path);
+	if (saveproc_start_logged(&w->server, &o) != 0)
 		grade_fail(__FILE__, __LINE__, "the save server starts",
 			   "%s", w->server.why);
-	}
-	unlink(path);
-	snprintf(w->log_path, sizeof(w->log_path), "/proc/self/fd/%d", w->log_fd);
 }
 
 /* A server answering after delay_ms, at most cap at once, and a client
@@ -124,7 +107,6 @@ static void world_free(struct world *w)
 	trace_free(w->trace);
 	free(w->recs);
 	saveproc_stop(&w->server);
-	close(w->log_fd);
 }
 
 /* The grader's yield: counted and marked "|" in the trace, then real. */
@@ -230,7 +212,7 @@ static const char *expected_yields(size_t n, unsigned k, char *buf, size_t size)
 
 static void read_log(struct world *w)
 {
-	GRADE_EXPECT(saveproc_read_log(w->log_path, &w->recs, &w->n_recs) == 0,
+	GRADE_EXPECT(saveproc_read_own_log(&w->server, &w->recs, &w->n_recs) == 0,
 		     "the server's log can be read", "it could not be read");
 }
 

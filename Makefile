@@ -95,7 +95,7 @@ $(1)_ID := $(call lab_id,$(1))
 $(1)_OBJS := $$(patsubst %.c,$(O)/obj/labs/$(1)/%.o,$$($(1)_PROVIDED)) \
 	$(COMMON_LIB)
 $(O)/obj/solutions/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
-$(O)/obj/solutions/wrong/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
+$(O)/obj/solutions/alt/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
 
 $(O)/grader/$$($(1)_ID): $(O)/obj/labs/$(1)/grade.o \
 		$(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) $(GRADE_OBJS) \
@@ -109,8 +109,26 @@ $(O)/grader/$$($(1)_ID)-sol: $(O)/obj/labs/$(1)/grade.o \
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
+# A wrong solution is a patch to the reference: the mistake is the diff.
+$(O)/src/wrong/$(1)/%.c: solutions/wrong/$(1)/%.patch solutions/$(1)/$$($(1)_STUDENT)
+	$$(call msg,PATCH,$$@)
+	@mkdir -p $$(@D)
+	$(Q)patch --quiet --force --fuzz=0 --reject-file=- \
+		-o $$@ solutions/$(1)/$$($(1)_STUDENT) <$$< >/dev/null || \
+		{ echo "$$<: does not apply to solutions/$(1)/$$($(1)_STUDENT)" >&2; \
+		  rm -f $$@; exit 1; }
+$(O)/obj/wrong/$(1)/%.o: $(O)/src/wrong/$(1)/%.c | $(DEPS_OK)
+	$$(call msg,CC,$$<)
+	@mkdir -p $$(@D)
+	$(Q)$(CC) $$(ALL_CPPFLAGS) -Ilabs/$(1) $$(ALL_CFLAGS) -c $$< -o $$@
 $(O)/grader/wrong/$(1)/%: $(O)/obj/labs/$(1)/grade.o \
-		$(O)/obj/solutions/wrong/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS) \
+		$(O)/obj/wrong/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS) \
+		| $$($(1)_NEEDS)
+	$$(call msg,LD,$$@)
+	@mkdir -p $$(@D)
+	$(Q)$$(link)
+$(O)/grader/alt/$(1)/%: $(O)/obj/labs/$(1)/grade.o \
+		$(O)/obj/solutions/alt/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS) \
 		| $$($(1)_NEEDS)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
@@ -133,14 +151,16 @@ GRADERS := $(patsubst %,$(O)/grader/%,$(call ids,$(LABS)))
 SOL_GRADERS := $(patsubst %,%-sol,$(GRADERS))
 PROGRAMS := $(patsubst %,$(O)/bin/%,$(call ids,$(LABS)))
 SOL_PROGRAMS := $(patsubst %,%-sol,$(PROGRAMS))
-WRONG_SRCS := $(foreach l,$(LABS),$(wildcard solutions/wrong/$(l)/*.c))
-WRONG_GRADERS := $(patsubst solutions/wrong/%.c,$(O)/grader/wrong/%,$(WRONG_SRCS))
+WRONG_PATCHES := $(foreach l,$(LABS),$(wildcard solutions/wrong/$(l)/*.patch))
+WRONG_GRADERS := $(patsubst solutions/wrong/%.patch,$(O)/grader/wrong/%,$(WRONG_PATCHES))
+ALT_SRCS := $(foreach l,$(LABS),$(wildcard solutions/alt/$(l)/*.c))
+ALT_GRADERS := $(patsubst solutions/alt/%.c,$(O)/grader/alt/%,$(ALT_SRCS))
 
 SUFFIX := $(if $(filter 1,$(SOL)),-sol)
 SEL_GRADERS := $(patsubst %,$(O)/grader/%$(SUFFIX),$(call ids,$(SELECTED)))
 RERUN := make grade$(if $(filter 1,$(SOL)), SOL=1)$(if $(SAN), SAN=$(SAN))
 
-.PHONY: all graders programs grade check clean help tools wrong-graders
+.PHONY: all graders programs grade check clean help tools wrong-graders alt-graders
 all: programs graders tools
 # A student handout has no solutions/: build the references only where they are.
 HAVE_SOLUTIONS := $(wildcard solutions)
@@ -150,6 +170,14 @@ endif
 programs: $(PROGRAMS) $(if $(HAVE_SOLUTIONS),$(SOL_PROGRAMS))
 graders: $(GRADERS) $(if $(HAVE_SOLUTIONS),$(SOL_GRADERS))
 wrong-graders: $(WRONG_GRADERS)
+
+# make wrong-show W=ex01_round_robin/base_once_yield: the wrong solution as a
+# drop-in student file, to show a class.
+.PHONY: wrong-show
+wrong-show: $(if $(W),$(O)/src/wrong/$(W).c)
+	@test -n '$(W)' || { echo 'usage: make wrong-show W=<lab>/<mistake> (see solutions/wrong/)' >&2; exit 2; }
+	@echo '$(O)/src/wrong/$(W).c: copy it over the lab'"'"'s student file to try it'
+alt-graders: $(ALT_GRADERS)
 
 # grade: runs each selected lab's grader (each test in its own process), then
 # prints the total.  Exit status with SOL=1 or STRICT=1: 0 every graded test

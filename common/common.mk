@@ -9,7 +9,8 @@ $(COMMON_LIB): $(patsubst %.c,$(O)/obj/%.o,$(COMMON_SRCS))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-GRADE_OBJS := $(O)/obj/common/grade/grade.o $(O)/obj/common/grade/results.o
+GRADE_OBJS := $(O)/obj/common/grade/grade.o $(O)/obj/common/grade/results.o \
+	$(O)/obj/common/grade/evalloc.o
 GRADE_REPORT := $(O)/bin/grade-report
 $(GRADE_REPORT): $(O)/obj/common/grade/report.o $(O)/obj/common/grade/results.o
 	$(call msg,LD,$@)

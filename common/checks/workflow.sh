@@ -27,7 +27,8 @@ ran="$tmp/ran.txt"
 course="$tmp/course/yieldlab"      # the instructor's copy, with solutions/
 stu="$tmp/student/yieldlab"        # the unpacked handout
 sol="$repo/solutions/ex01_round_robin/round_robin.c"
-wrong="$repo/solutions/wrong/ex01_round_robin/zero_timer_yield.c"
+# Built by check.sh's first step (make wrong-graders) from its patch.
+wrong="$repo/$B/src/wrong/ex01_round_robin/zero_timer_yield.c"
 ex01_file=labs/ex01_round_robin/round_robin.c
 
 pass() { printf 'PASS workflow: %s\n' "$*"; }

@@ -90,7 +90,7 @@ json_valid() {
 }
 
 section "build (-Werror)"
-if make -s -j"$JOBS" BUILD="$B" WERROR=1 all wrong-graders >"$TMP/build.log" 2>&1; then
+if make -s -j"$JOBS" BUILD="$B" WERROR=1 all wrong-graders alt-graders >"$TMP/build.log" 2>&1; then
 	pass "build: every program, grader and wrong solution compiles with -Werror"
 else
 	cat "$TMP/build.log"
@@ -153,9 +153,9 @@ for lab in "${labs[@]}"; do
 		cat "$TMP/stub-$id.log"
 		fail "$id: the stub scored '$score' or hung"
 	fi
-	for src in solutions/wrong/"$lab"/*.c; do
+	for src in solutions/wrong/"$lab"/*.patch; do
 		[ -f "$src" ] || continue
-		m=$(basename "$src" .c)
+		m=$(basename "$src" .patch)
 		catcher=$(sed -n 's/.*Caught by: *\([a-z0-9_]*\).*/\1/p' "$src" | head -1)
 		out="$TMP/wrong-$id-$m"
 		"$B"/grader/wrong/"$lab/$m" --out "$out" >"$out.log" 2>&1
@@ -169,6 +169,25 @@ for lab in "${labs[@]}"; do
 			pass "$id/wrong/$m: rejected ($score/$max), $catcher: $tag"
 		else
 			fail "$id/wrong/$m: exit $rc, $score/$max, $catcher: '${tag:-not run}'"
+		fi
+	done
+done
+
+section "correct alternatives (solutions/alt/): full marks in another style"
+for lab in "${labs[@]}"; do
+	id=$(lab_id "$lab")
+	n_alt=$(find solutions/alt/"$lab" -name '*.c' 2>/dev/null | wc -l)
+	[ "$n_alt" -ge 2 ] && pass "$id: $n_alt correct alternatives in solutions/alt/" ||
+		fail "$id: $n_alt correct alternatives in solutions/alt/$lab (at least 2 wanted)"
+	for src in solutions/alt/"$lab"/*.c; do
+		[ -f "$src" ] || continue
+		m=$(basename "$src" .c)
+		out="$TMP/alt-$id-$m"
+		if "$B"/grader/alt/"$lab/$m" --out "$out" >"$out.log" 2>&1; then
+			pass "$id/alt/$m: full marks ($(frag_field "$out" "$lab" 2)/$(frag_field "$out" "$lab" 3))"
+		else
+			cat "$out.log"
+			fail "$id/alt/$m: a correct alternative lost points"
 		fi
 	done
 done

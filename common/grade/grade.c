@@ -1,5 +1,6 @@
 #include "grade.h"
 
+#include "evalloc.h"
 #include "results.h"
 
 #include <dirent.h>
@@ -111,6 +112,8 @@ static void child_main(const struct grade_test *t, int status_fd, int out_fd)
 	dup2(out_fd, STDERR_FILENO);
 	setrlimit(RLIMIT_FSIZE, &fsize);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Before the test's first libevent call: graders count what is freed. */
+	evalloc_install();
 
 	failed = _cmocka_run_group_tests(t->name, &unit, 1, NULL, NULL);
 #if defined(__SANITIZE_ADDRESS__)

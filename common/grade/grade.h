@@ -25,11 +25,20 @@ struct grade_test {
 	int points;
 	int timeout_ms;            /* before scaling; see grade_time_scale() */
 	const char *hint;          /* one or two lines for the student */
+	unsigned flags;            /* GRADE_F_* */
 };
+
+/* The test also runs under ThreadSanitizer as part of a plain `make grade`
+ * (for tests whose mistakes are data races the plain build cannot see). */
+#define GRADE_F_TSAN (1u << 0)
 
 /* One row of a grader's table; the test's name is the function's name. */
 #define GRADE_TEST(fn, points, timeout_ms, hint) \
-	{ #fn, fn, points, timeout_ms, hint }
+	{ #fn, fn, points, timeout_ms, hint, 0 }
+
+/* A row whose test is also run under ThreadSanitizer (GRADE_F_TSAN). */
+#define GRADE_TEST_TSAN(fn, points, timeout_ms, hint) \
+	{ #fn, fn, points, timeout_ms, hint, GRADE_F_TSAN }
 
 /* Runs the table.  lab is "ex01_round_robin"; title is one line.
  * @return the process exit status: 0 all passed, 1 some failed, 2 usage,

@@ -88,6 +88,28 @@ $(error LAB=$(LAB) matches no lab; labs are: $(foreach l,$(LABS),$(call lab_id,$
 endif
 endif
 
+# patched_rules(LAB, KIND, PATCH_DIR): KIND/<name> graders built from
+# PATCH_DIR/<name>.patch applied to the lab's reference.
+define patched_rules
+$(O)/src/$(2)/$(1)/%.c: $(3)/%.patch solutions/$(1)/$$($(1)_STUDENT)
+	$$(call msg,PATCH,$$@)
+	@mkdir -p $$(@D)
+	$(Q)patch --quiet --force --fuzz=0 --reject-file=- \
+		-o $$@ solutions/$(1)/$$($(1)_STUDENT) <$$< >/dev/null || \
+		{ echo "$$<: does not apply to solutions/$(1)/$$($(1)_STUDENT)" >&2; \
+		  rm -f $$@; exit 1; }
+$(O)/obj/$(2)/$(1)/%.o: $(O)/src/$(2)/$(1)/%.c | $(DEPS_OK)
+	$$(call msg,CC,$$<)
+	@mkdir -p $$(@D)
+	$(Q)$(CC) $$(ALL_CPPFLAGS) -Ilabs/$(1) $$(ALL_CFLAGS) -c $$< -o $$@
+$(O)/grader/$(2)/$(1)/%: $(O)/obj/labs/$(1)/grade.o \
+		$(O)/obj/$(2)/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS) \
+		| $$($(1)_NEEDS)
+	$$(call msg,LD,$$@)
+	@mkdir -p $$(@D)
+	$(Q)$$(link)
+endef
+
 # lab_rules(LAB_DIR_NAME): graders and programs for the student file (labs/),
 # the reference (solutions/) and every wrong solution (solutions/wrong/).
 define lab_rules
@@ -109,24 +131,10 @@ $(O)/grader/$$($(1)_ID)-sol: $(O)/obj/labs/$(1)/grade.o \
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
-# A wrong solution is a patch to the reference: the mistake is the diff.
-$(O)/src/wrong/$(1)/%.c: solutions/wrong/$(1)/%.patch solutions/$(1)/$$($(1)_STUDENT)
-	$$(call msg,PATCH,$$@)
-	@mkdir -p $$(@D)
-	$(Q)patch --quiet --force --fuzz=0 --reject-file=- \
-		-o $$@ solutions/$(1)/$$($(1)_STUDENT) <$$< >/dev/null || \
-		{ echo "$$<: does not apply to solutions/$(1)/$$($(1)_STUDENT)" >&2; \
-		  rm -f $$@; exit 1; }
-$(O)/obj/wrong/$(1)/%.o: $(O)/src/wrong/$(1)/%.c | $(DEPS_OK)
-	$$(call msg,CC,$$<)
-	@mkdir -p $$(@D)
-	$(Q)$(CC) $$(ALL_CPPFLAGS) -Ilabs/$(1) $$(ALL_CFLAGS) -c $$< -o $$@
-$(O)/grader/wrong/$(1)/%: $(O)/obj/labs/$(1)/grade.o \
-		$(O)/obj/wrong/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS) \
-		| $$($(1)_NEEDS)
-	$$(call msg,LD,$$@)
-	@mkdir -p $$(@D)
-	$(Q)$$(link)
+# Wrong solutions (solutions/wrong/) and mutants (made by make mutants) are
+# patches to the reference: the mistake is the diff.
+$(call patched_rules,$(1),wrong,solutions/wrong/$(1))
+$(call patched_rules,$(1),mutant,$(O)/mutants/$(1))
 $(O)/grader/alt/$(1)/%: $(O)/obj/labs/$(1)/grade.o \
 		$(O)/obj/solutions/alt/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS) \
 		| $$($(1)_NEEDS)

@@ -15,7 +15,11 @@ if [ -z "${TMP:-}" ]; then
 fi
 tmp=$TMP/bench
 mkdir -p "$tmp"
-PYTHON=${PYTHON:-python3}
+# As run.sh: the packaged interpreter first (it has Debian's aiohttp).
+if [ -z "${PYTHON:-}" ]; then
+	PYTHON=python3
+	[ -x /usr/bin/python3 ] && PYTHON=/usr/bin/python3
+fi
 
 pass() { echo "PASS bench: $*"; }
 fail() { echo "FAIL bench: $*"; }
@@ -50,8 +54,7 @@ quick_csv() {
 	fi
 }
 
-progs=(bench-yield bench-lag bench-doorbell)
-[ -f common/hashwork.h ] && progs+=(bench-hash)
+progs=(bench-yield bench-lag bench-doorbell bench-hash bench-saveload)
 for p in "${progs[@]}"; do
 	if [ ! -x "$B/bin/$p" ]; then
 		fail "$p: $B/bin/$p was not built"
@@ -82,6 +85,37 @@ if command -v "$PYTHON" >/dev/null 2>&1; then
 		"$PYTHON" common/bench/asyncio_bench.py yield --budget-ms 2 --reps 1
 	quick_csv "asyncio_bench.py lag" "$tmp/pylag.csv" \
 		"$PYTHON" common/bench/asyncio_bench.py lag --items 300 --reps 1 --every 10
+	usage_ok hash_peer.py "$PYTHON" common/bench/hash_peer.py
+	quick_csv hash_peer.py "$tmp/pyhash.csv" "$PYTHON" common/bench/hash_peer.py --links 1000 --reps 1
+	# The Python peer must do the C kernels' work: the same digest.
+	c=$(awk -F, '$1 == "hashwork_chain" { print $5 }' "$tmp/hash.csv" 2>/dev/null)
+	py=$(awk -F, '$1 == "python_hashlib" { print $5 }' "$tmp/pyhash.csv" 2>/dev/null)
+	[ -n "$c" ] && [ "$c" = "$py" ] &&
+		pass "hash_peer.py: hashlib ends on the C kernels' digest ($c)" ||
+		fail "hash_peer.py: digest '$py', the C kernels' '$c'"
+	if "$PYTHON" -c 'import aiohttp' 2>/dev/null; then
+		usage_ok aio_saveserver.py "$PYTHON" common/bench/aio_saveserver.py
+		# The twin answers as the C server does, to the same client.
+		"$PYTHON" common/bench/aio_saveserver.py --delay-ms 1 --max-in-flight 5 \
+			>"$tmp/aio.out" 2>&1 &
+		aio=$!
+		for _ in $(seq 100); do
+			port=$(sed -n 's/^listening 127.0.0.1://p' "$tmp/aio.out")
+			[ -n "$port" ] && break
+			sleep 0.1
+		done
+		if [ -n "$port" ] && "$B/bin/bench-saveload" --port "$port" --saves 40 --conns 4 --csv \
+			>"$tmp/aioload.csv" 2>"$tmp/run.err" &&
+			curl -s "http://127.0.0.1:$port/stats" | grep -q '"stored": 40'; then
+			pass "aio_saveserver.py: bench-saveload stores 40 saves in the Python twin"
+		else
+			fail "aio_saveserver.py: the twin did not store 40 saves: $(cat "$tmp/run.err" "$tmp/aio.out" | head -3 | tr '\n' ' ')"
+		fi
+		kill "$aio" 2>/dev/null
+		wait "$aio" 2>/dev/null
+	else
+		echo "bench: aio_saveserver.py not checked: $PYTHON has no aiohttp (apt-get install python3-aiohttp)"
+	fi
 fi
 
 # The driver end to end, tiny: every CSV it writes passes check_csv.sh.

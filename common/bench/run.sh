@@ -22,7 +22,12 @@ if [ "$QUICK" = 1 ]; then
 else
 	OUT=${BENCH_OUT:-data}
 fi
-PYTHON=${PYTHON:-python3}
+# The system's packaged interpreter when there is one: a self-built Python
+# without its optimised build was ~15% slower on asyncio here.
+if [ -z "${PYTHON:-}" ]; then
+	PYTHON=python3
+	[ -x /usr/bin/python3 ] && PYTHON=/usr/bin/python3
+fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/yieldlab-bench.XXXXXX") || exit 3
 trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$OUT" || exit 3
@@ -30,13 +35,19 @@ mkdir -p "$OUT" || exit 3
 say() { printf 'make bench: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
-for prog in bench-yield bench-lag bench-doorbell; do
+for prog in bench-yield bench-lag bench-doorbell bench-hash bench-saveload saveserver; do
 	[ -x "$BIN/$prog" ] || die "$BIN/$prog is missing (run it through 'make bench')"
 done
 have_python=0
 if command -v "$PYTHON" >/dev/null 2>&1; then
 	have_python=1
 	py_version=$("$PYTHON" -c 'import sys; print(sys.version.split()[0])')
+	py_exe=$(readlink -f "$(command -v "$PYTHON")")
+	py_pkg=$(dpkg-query -S "$py_exe" 2>/dev/null | cut -d: -f1 | head -1)
+	py_build="$py_exe, ${py_pkg:+Debian package $py_pkg}"
+	[ -n "$py_pkg" ] || py_build="$py_exe, not a Debian package (self-built?)"
+	have_aiohttp=0
+	"$PYTHON" -c 'import aiohttp' 2>/dev/null && have_aiohttp=1
 fi
 
 if [ "$QUICK" = 1 ]; then
@@ -57,7 +68,7 @@ machine_header() {
 	echo "# kernel: $(uname -sr)"
 	echo "# libevent: $(pkg-config --modversion libevent 2>/dev/null || echo unknown);" \
 		"openssl: $(pkg-config --modversion libcrypto 2>/dev/null || echo unknown)"
-	[ $have_python = 1 ] && echo "# python: $py_version"
+	[ $have_python = 1 ] && echo "# python: $py_version ($py_build)"
 	echo "# load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) when the run began"
 }
 
@@ -92,17 +103,66 @@ run_csv() {
 
 # ---- 1. yield cost ---------------------------------------------------------
 
+# paired_rows ROUNDS_FILE: rows "round,<bench-yield columns>" from several
+# rounds -> one row per (mechanism, base) with the median ns and, for each
+# ratio, the median of the ratios taken within one round (a burst of load
+# then falls on both sides of a ratio alike).
+paired_yield_rows() {
+	awk -F, -v OFS=, '
+	function median(list,    v, n, i, j, t) {
+		n = split(list, v, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		return n ? v[int((n + 1) / 2)] : ""
+	}
+	{
+		k = $2 OFS $3
+		if (!(k in real)) { order[++nk] = k; real[k] = $4; per[k] = $5 }
+		ns[k, $1] = $6; rounds[$1] = 1
+	}
+	END {
+		for (i = 1; i <= nk; i++) {
+			k = order[i]; l = f = t = a = ""
+			for (r in rounds) {
+				if (!((k, r) in ns)) continue
+				l = l " " ns[k, r]
+				if (("epoll_wait0" OFS "none", r) in ns) f = f " " ns[k, r] / ns["epoll_wait0" OFS "none", r]
+				if (("epoll_wait0_tfd" OFS "none", r) in ns) t = t " " ns[k, r] / ns["epoll_wait0_tfd" OFS "none", r]
+				if (("asyncio_sleep0" OFS "asyncio", r) in ns) a = a " " ns["asyncio_sleep0" OFS "asyncio", r] / ns[k, r]
+			}
+			printf "%s,%s,%s,%s,%d,%s,%s,%s\n", k, real[k], per[k], median(l),
+			    split(l, tmp, " "), median(f), median(t), median(a)
+		}
+	}'
+}
+
+# C and asyncio take turns, one run each per round; every ratio in the
+# table is the median of per-round ratios.
 measure_yield() {
-	local runs=("$(cmd "$BIN/bench-yield" "${yield_args[@]}" --csv)")
-	say "[1/5] yield cost: 7 mechanisms x 2 bases and the floors (~10 s)"
-	run_csv "$TMP/yield.csv" "$BIN/bench-yield" "${yield_args[@]}" --csv
-	if [ $have_python = 1 ]; then
-		say "      and await asyncio.sleep(0) on Python $py_version"
-		run_csv "$TMP/pyyield.csv" "$PYTHON" "$here/asyncio_bench.py" yield \
-			"${pyyield_args[@]}" --csv
-		rows "$TMP/pyyield.csv" >>"$TMP/yield.csv"
-		runs+=("$(cmd "$PYTHON" "$here/asyncio_bench.py" yield "${pyyield_args[@]}" --csv)")
-	fi
+	local rounds=7 r runs=()
+	[ "$QUICK" = 1 ] && rounds=2
+	say "[1/6] yield cost: 7 mechanisms x 2 bases and the floors, $rounds rounds"
+	say "      (each round: one C run of every row, then one asyncio run) (~$((rounds * 3)) s)"
+	: >"$TMP/yield.rows"
+	for r in $(seq "$rounds"); do
+		say "      round $r of $rounds"
+		run_csv "$TMP/y1.csv" "$BIN/bench-yield" "${yield_args[@]}" --reps 1 --csv
+		rows "$TMP/y1.csv" | sed "s/^/$r,/" >>"$TMP/yield.rows"
+		if [ $have_python = 1 ]; then
+			run_csv "$TMP/py1.csv" "$PYTHON" "$here/asyncio_bench.py" yield \
+				"${pyyield_args[@]}" --reps 1 --csv
+			rows "$TMP/py1.csv" | sed "s/^/$r,/" >>"$TMP/yield.rows"
+		fi
+	done
+	{
+		echo "$(head -1 "$TMP/y1.csv"),rounds,ratio_to_floor,ratio_to_floor_tfd,asyncio_over_this"
+		paired_yield_rows <"$TMP/yield.rows"
+	} >"$TMP/yield.csv"
+	runs+=("$(cmd "$BIN/bench-yield" "${yield_args[@]}" --reps 1 --csv) (x$rounds, taking turns; medians of per-round ratios)")
+	[ $have_python = 1 ] &&
+		runs+=("$(cmd "$PYTHON" "$here/asyncio_bench.py" yield "${pyyield_args[@]}" --reps 1 --csv) (x$rounds, taking turns)")
 	write_csv yield_cost "ns per yield by mechanism and base" "$TMP/yield.csv" "${runs[@]}"
 }
 
@@ -141,7 +201,7 @@ medians_by_key() {
 measure_lag() {
 	local rounds=5 r runs=()
 	[ "$QUICK" = 1 ] && rounds=1
-	say "[2/5] heartbeat lag: 40,000 items of ~3 us, yield every never/1/10/100/1000;"
+	say "[2/6] heartbeat lag: 40,000 items of ~3 us, yield every never/1/10/100/1000;"
 	say "      $rounds rounds of one C run and one asyncio run each (~$((rounds * 3)) s)"
 	: >"$TMP/lag.rows"
 	for r in $(seq "$rounds"); do
@@ -164,19 +224,61 @@ measure_lag() {
 
 # ---- 3. hash kernel, 4. doorbell --------------------------------------------
 
+# The C kernels and hashlib take turns; ratios are medians of per-round
+# ratios: to the low-level floor, and hashlib's to hashwork_chain.
 measure_hash() {
-	say "[3/5] hash kernel: SHA-256 chain against the low-level floor (~2 s)"
-	if [ ! -x "$BIN/bench-hash" ]; then
-		say "      skipped: common/hashwork.h is not in this tree yet"
-		return
+	local rounds=5 r runs=()
+	[ "$QUICK" = 1 ] && rounds=1
+	say "[3/6] hash kernel: SHA-256 chain, the low-level floor and Python's hashlib, $rounds rounds"
+	[ "$QUICK" = 1 ] || hash_args=(--links 262144)
+	: >"$TMP/hash.rows"
+	for r in $(seq "$rounds"); do
+		run_csv "$TMP/h1.csv" "$BIN/bench-hash" "${hash_args[@]}" --reps 1 --csv
+		rows "$TMP/h1.csv" | sed "s/^/$r,/" >>"$TMP/hash.rows"
+		if [ $have_python = 1 ]; then
+			run_csv "$TMP/ph1.csv" "$PYTHON" "$here/hash_peer.py" "${hash_args[@]}" --reps 1 --csv
+			rows "$TMP/ph1.csv" | sed "s/^/$r,/" >>"$TMP/hash.rows"
+		fi
+	done
+	if [ "$(cut -d, -f6 "$TMP/hash.rows" | sort -u | wc -l)" != 1 ]; then
+		cat "$TMP/hash.rows" >&2
+		die "the hash kernels (C and Python) ended on different digests"
 	fi
-	run_csv "$TMP/hash.csv" "$BIN/bench-hash" "${hash_args[@]}" --csv
-	write_csv hash "ns per SHA-256 chain link" "$TMP/hash.csv" \
-		"$(cmd "$BIN/bench-hash" "${hash_args[@]}" --csv)"
+	{
+		echo "$(head -1 "$TMP/h1.csv"),rounds,ratio_to_floor,ratio_to_hashwork"
+		awk -F, -v OFS=, '
+		function median(list,    v, n, i, j, t) {
+			n = split(list, v, " ")
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+					t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+				}
+			return n ? v[int((n + 1) / 2)] : ""
+		}
+		{ if (!($2 in links)) { order[++nk] = $2; links[$2] = $3; al[$2] = $5; dg[$2] = $6 }
+		  ns[$2, $1] = $4; rounds[$1] = 1 }
+		END {
+			for (i = 1; i <= nk; i++) {
+				k = order[i]; l = f = h = ""
+				for (r in rounds) {
+					if (!((k, r) in ns)) continue
+					l = l " " ns[k, r]
+					f = f " " ns[k, r] / ns["sha256_lowlevel", r]
+					h = h " " ns[k, r] / ns["hashwork_chain", r]
+				}
+				printf "%s,%s,%s,%s,%s,%d,%.3f,%.3f\n", k, links[k], median(l), al[k], dg[k],
+				    split(l, tmp, " "), median(f), median(h)
+			}
+		}' "$TMP/hash.rows"
+	} >"$TMP/hash.csv"
+	runs+=("$(cmd "$BIN/bench-hash" "${hash_args[@]}" --reps 1 --csv) (x$rounds, taking turns)")
+	[ $have_python = 1 ] &&
+		runs+=("$(cmd "$PYTHON" "$here/hash_peer.py" "${hash_args[@]}" --reps 1 --csv) (x$rounds, taking turns)")
+	write_csv hash "ns per SHA-256 chain link, C kernels and Python's hashlib" "$TMP/hash.csv" "${runs[@]}"
 }
 
 measure_doorbell() {
-	say "[4/5] wake-up from a worker: event_active against a pipe write (~3 s)"
+	say "[4/6] wake-up from a worker: event_active against a pipe write (~3 s)"
 	run_csv "$TMP/bell.csv" "$BIN/bench-doorbell" "${bell_args[@]}" --csv
 	write_csv doorbell "worker -> loop wake-up latency" "$TMP/bell.csv" \
 		"$(cmd "$BIN/bench-doorbell" "${bell_args[@]}" --csv)"
@@ -210,7 +312,7 @@ measure_grading() {
 		ids+=("${id%%_*}")
 		targets+=("$GRADE_BUILD/grader/${id%%_*}-sol")
 	done
-	say "[5/5] grading speed: building $GRADE_BUILD first (not timed)"
+	say "[6/6] grading speed: building $GRADE_BUILD first (not timed)"
 	submake -k -j2 "${targets[@]}" "$GRADE_BUILD/bin/grade-report" >"$TMP/gbuild.log" 2>&1 ||
 		say "      some graders did not build (see below); their labs are marked"
 	echo "lab,wall_s,score,max_score,exit_status" >"$TMP/grading.csv"
@@ -244,12 +346,94 @@ measure_grading() {
 		"$TMP/grading.csv" "${runs[@]}"
 }
 
+# ---- 5. the save server against its aiohttp twin ---------------------------
+
+# cpu_ns PID: CPU time of every thread of PID so far, in ns (schedstat:
+# ns resolution, where /proc/PID/stat counts 10 ms ticks).
+cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
+# serve_once NAME DELAY CMD...: starts a server, sends it the load, prints
+# "NAME,DELAY,<bench-saveload row>,cpu_us_per_save,rss_kb" and stops it.
+serve_once() {
+	local name=$1 delay=$2 pid port cpu0 cpu1 rss i
+	shift 2
+	"$@" --delay-ms "$delay" --max-in-flight "$PEER_CAP" >"$TMP/srv.out" 2>"$TMP/srv.err" &
+	pid=$!
+	for i in $(seq 100); do
+		port=$(sed -n 's/^listening 127.0.0.1://p' "$TMP/srv.out")
+		[ -n "$port" ] && break
+		sleep 0.1
+	done
+	[ -n "$port" ] || { kill "$pid"; cat "$TMP/srv.err" >&2; die "$name did not start"; }
+	cpu0=$(cpu_ns "$pid")
+	run_csv "$TMP/load.csv" "$BIN/bench-saveload" --port "$port" \
+		--saves "$PEER_SAVES" --conns "$PEER_CONNS" --csv
+	cpu1=$(cpu_ns "$pid")
+	rss=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' /proc/"$pid"/status)
+	kill "$pid" && wait "$pid" 2>/dev/null
+	echo "$name,$delay,$(rows "$TMP/load.csv"),$(awk -v c=$((cpu1 - cpu0)) -v n="$PEER_SAVES" 'BEGIN { printf "%.1f", c / n / 1000 }'),$rss"
+}
+
+measure_servers() {
+	local rounds=3 r d runs=()
+	[ "$QUICK" = 1 ] && rounds=1 PEER_SAVES=200
+	say "[5/6] save server: ours against its aiohttp twin, $PEER_SAVES saves over"
+	say "      $PEER_CONNS connections, cap $PEER_CAP, delay 0 and 50 ms, $rounds rounds"
+	if [ $have_python = 0 ] || [ "${have_aiohttp:-0}" = 0 ]; then
+		say "      skipped: $PYTHON has no aiohttp (Debian: apt-get install python3-aiohttp)"
+		return
+	fi
+	: >"$TMP/srv.rows"
+	for d in 0 50; do
+		for r in $(seq "$rounds"); do
+			serve_once c_evhttp "$d" "$BIN/saveserver" >"$TMP/one.row"
+			serve_once python_aiohttp "$d" "$PYTHON" "$here/aio_saveserver.py" >>"$TMP/one.row"
+			sed "s/^/$r,/" "$TMP/one.row" >>"$TMP/srv.rows"
+		done
+	done
+	{
+		echo "server,delay_ms,saves,conns,cap,saves_per_s,p50_ms,p99_ms,cpu_us_per_save,rss_kb,rounds,cpu_ratio_to_c,rss_ratio_to_c"
+		awk -F, -v OFS=, -v cap="$PEER_CAP" '
+		function median(list,    v, n, i, j, t) {
+			n = split(list, v, " ")
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) {
+					t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+				}
+			return n ? v[int((n + 1) / 2)] : ""
+		}
+		# round,server,delay,saves,conns,wall_s,saves_per_s,p50,p99,failed,cpu_us,rss
+		{ k = $2 OFS $3; if (!(k in sv)) { order[++nk] = k; sv[k] = $4 OFS $5 }
+		  rate[k] = rate[k] " " $7; p50[k] = p50[k] " " $8; p99[k] = p99[k] " " $9
+		  cpu[k, $1] = $11; rss[k, $1] = $12; rounds[$1] = 1 }
+		END {
+			for (i = 1; i <= nk; i++) {
+				k = order[i]; split(k, kk, OFS); c = "c_evhttp" OFS kk[2]
+				cl = rl = cr = rr = ""
+				for (r in rounds) {
+					cl = cl " " cpu[k, r]; rl = rl " " rss[k, r]
+					cr = cr " " cpu[k, r] / cpu[c, r]; rr = rr " " rss[k, r] / rss[c, r]
+				}
+				printf "%s,%s,%s,%s,%s,%s,%s,%s,%d,%.2f,%.2f\n", k, sv[k], cap, median(rate[k]),
+				    median(p50[k]), median(p99[k]), median(cl), median(rl),
+				    split(cl, tmp, " "), median(cr), median(rr)
+			}
+		}' "$TMP/srv.rows"
+	} >"$TMP/servers.csv"
+	runs+=("$(cmd "$BIN/saveserver" --delay-ms D --max-in-flight "$PEER_CAP") and $(cmd "$PYTHON" "$here/aio_saveserver.py" --delay-ms D --max-in-flight "$PEER_CAP"), each loaded by $(cmd "$BIN/bench-saveload" --port P --saves "$PEER_SAVES" --conns "$PEER_CONNS" --csv) (D = 0, 50; x$rounds, taking turns)")
+	write_csv servers "the save server and its aiohttp twin under the same load" "$TMP/servers.csv" "${runs[@]}"
+}
+PEER_SAVES=2000 PEER_CONNS=50 PEER_CAP=50
+
 measure_yield
 measure_lag
 measure_hash
 measure_doorbell
+measure_servers
 if [ "$QUICK" = 1 ]; then
-	say "[5/5] grading speed: skipped (BENCH_QUICK=1)"
+	say "[6/6] grading speed: skipped (BENCH_QUICK=1)"
 else
 	measure_grading
 fi

@@ -3,7 +3,7 @@
  *
  * Every bench program takes --csv (one header row with units in the column
  * names, then rows) and --help; bad arguments print what was wrong and the
- * usage, and exit 2.
+ * usage, and exit 2 (common/cli.h reads the arguments).
  */
 #ifndef YIELDLAB_BENCH_H
 #define YIELDLAB_BENCH_H
@@ -11,19 +11,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdnoreturn.h>
-
-/* Prints the program's usage on f. */
-typedef void (*bench_usage_fn)(FILE *f);
-
-/* Prints "prog: problem" and the usage on stderr, then exits 2. */
-noreturn void bench_bad_usage(const char *prog, bench_usage_fn usage,
-			      const char *problem);
-
-/* The whole number in arg, from lo to hi; anything else is a usage error
- * naming the option (exit 2). */
-long bench_parse_long(const char *prog, bench_usage_fn usage, const char *arg,
-		      const char *option, long lo, long hi);
 
 /* Median (nearest rank) of n >= 1 values; does not modify them. */
 int64_t bench_median_ns(const int64_t *values, size_t n);

@@ -7,6 +7,8 @@
  */
 #include "bench.h"
 
+#include "cli.h"
+
 #include "clock.h"
 #include "evbase.h"
 #include "lag.h"
@@ -170,6 +172,7 @@ static void print_row(const struct options *o, enum bell_kind kind,
 
 static struct options parse_args(int argc, char **argv)
 {
+	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "wakeups", required_argument, NULL, 'n' },
 		{ "gap-us", required_argument, NULL, 'g' },
@@ -183,15 +186,17 @@ static struct options parse_args(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n': o.wakeups = bench_parse_long(PROG, usage, optarg, "--wakeups", 10, 1000000); break;
-		case 'g': o.gap_us = bench_parse_long(PROG, usage, optarg, "--gap-us", 0, 100000); break;
+		case 'n': o.wakeups = cli_long(&cli, optarg, "--wakeups", 10, 1000000); break;
+		case 'g': o.gap_us = cli_long(&cli, optarg, "--gap-us", 0, 100000); break;
 		case 'c': o.csv = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bench_bad_usage(PROG, usage, "unknown option or missing value");
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bench_bad_usage(PROG, usage, "unexpected argument");
+		cli_bad(&cli, "unexpected argument");
+	if (cli_failed(&cli))
+		exit(2);
 	return o;
 }
 

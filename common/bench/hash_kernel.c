@@ -14,6 +14,8 @@
 
 #include "bench.h"
 
+#include "cli.h"
+
 #include "clock.h"
 #include "hashwork.h"
 
@@ -122,7 +124,7 @@ static void usage(FILE *f)
 		"  --links N   links per timed chain (1000-100000000, default 262144)\n"
 		"  --reps N    timed chains per kernel; the median is kept (1-99,\n"
 		"              default 7)\n"
-		"  --csv       print CSV (kernel,links,ns_per_link,allocs_per_link)\n");
+		"  --csv       print CSV (kernel,links,ns_per_link,allocs_per_link,digest)\n");
 }
 
 struct tally {
@@ -167,6 +169,7 @@ static void print_row(const struct options *o, size_t k, const struct tally *t)
 
 static struct options parse_args(int argc, char **argv)
 {
+	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "links", required_argument, NULL, 'l' },
 		{ "reps", required_argument, NULL, 'r' },
@@ -180,15 +183,17 @@ static struct options parse_args(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'l': o.links = bench_parse_long(PROG, usage, optarg, "--links", 1000, 100000000); break;
-		case 'r': o.reps = bench_parse_long(PROG, usage, optarg, "--reps", 1, MAX_REPS); break;
+		case 'l': o.links = cli_long(&cli, optarg, "--links", 1000, 100000000); break;
+		case 'r': o.reps = cli_long(&cli, optarg, "--reps", 1, MAX_REPS); break;
 		case 'c': o.csv = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bench_bad_usage(PROG, usage, "unknown option or missing value");
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bench_bad_usage(PROG, usage, "unexpected argument");
+		cli_bad(&cli, "unexpected argument");
+	if (cli_failed(&cli))
+		exit(2);
 	return o;
 }
 

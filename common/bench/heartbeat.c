@@ -8,6 +8,8 @@
  */
 #include "bench.h"
 
+#include "cli.h"
+
 #include "clock.h"
 #include "evbase.h"
 #include "lag.h"
@@ -204,6 +206,7 @@ static void print_result(const struct options *o, long every, double item_ns,
 
 static struct options parse_args(int argc, char **argv)
 {
+	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "every", required_argument, NULL, 'e' },
 		{ "items", required_argument, NULL, 'n' },
@@ -220,18 +223,20 @@ static struct options parse_args(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'e': o.every = bench_parse_long(PROG, usage, optarg, "--every", 0, 10000000); break;
-		case 'n': o.items = bench_parse_long(PROG, usage, optarg, "--items", 1, 10000000); break;
-		case 'w': o.work_ns = bench_parse_long(PROG, usage, optarg, "--work-ns", 100, 10000000); break;
-		case 'b': o.beat_ms = bench_parse_long(PROG, usage, optarg, "--beat-ms", 1, 1000); break;
-		case 'r': o.reps = bench_parse_long(PROG, usage, optarg, "--reps", 1, MAX_REPS); break;
+		case 'e': o.every = cli_long(&cli, optarg, "--every", 0, 10000000); break;
+		case 'n': o.items = cli_long(&cli, optarg, "--items", 1, 10000000); break;
+		case 'w': o.work_ns = cli_long(&cli, optarg, "--work-ns", 100, 10000000); break;
+		case 'b': o.beat_ms = cli_long(&cli, optarg, "--beat-ms", 1, 1000); break;
+		case 'r': o.reps = cli_long(&cli, optarg, "--reps", 1, MAX_REPS); break;
 		case 'c': o.csv = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bench_bad_usage(PROG, usage, "unknown option or missing value");
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bench_bad_usage(PROG, usage, "unexpected argument");
+		cli_bad(&cli, "unexpected argument");
+	if (cli_failed(&cli))
+		exit(2);
 	return o;
 }
 

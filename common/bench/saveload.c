@@ -8,6 +8,8 @@
  */
 #include "bench.h"
 
+#include "cli.h"
+
 #include "clock.h"
 #include "evbase.h"
 #include "save.h"
@@ -49,6 +51,7 @@ static void usage(FILE *f)
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
+	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longs[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "saves", required_argument, NULL, 'n' },
@@ -61,21 +64,24 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){ .saves = 2000, .conns = 50, .timeout_ms = 10000 };
+	opterr = 0;     /* cli_bad says what was wrong, once */
 	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
 		switch (c) {
-		case 'p': o->port = bench_parse_long(PROG, usage, optarg, "--port", 1, 65535); break;
-		case 'n': o->saves = bench_parse_long(PROG, usage, optarg, "--saves", 1, 1000000); break;
-		case 'c': o->conns = bench_parse_long(PROG, usage, optarg, "--conns", 1, 1000); break;
-		case 't': o->timeout_ms = bench_parse_long(PROG, usage, optarg, "--timeout-ms", 1, 600000); break;
+		case 'p': o->port = cli_long(&cli, optarg, "--port", 1, 65535); break;
+		case 'n': o->saves = cli_long(&cli, optarg, "--saves", 1, 1000000); break;
+		case 'c': o->conns = cli_long(&cli, optarg, "--conns", 1, 1000); break;
+		case 't': o->timeout_ms = cli_long(&cli, optarg, "--timeout-ms", 1, 600000); break;
 		case 'v': o->csv = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bench_bad_usage(PROG, usage, "unknown option or missing value");
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bench_bad_usage(PROG, usage, "unexpected argument");
+		cli_bad(&cli, "unexpected argument");
 	if (o->port == 0)
-		bench_bad_usage(PROG, usage, "--port is required");
+		cli_bad(&cli, "--port is required");
+	if (cli_failed(&cli))
+		exit(2);
 }
 
 static void saved_cb(uint64_t id, int ok, const char *why, void *arg)

@@ -11,6 +11,8 @@
  */
 #include "bench.h"
 
+#include "cli.h"
+
 #include "clock.h"
 
 #include <err.h>
@@ -400,6 +402,7 @@ static bool known_mechanism(const char *name)
 
 static struct options parse_args(int argc, char **argv)
 {
+	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "base", required_argument, NULL, 'b' },
 		{ "mechanism", required_argument, NULL, 'm' },
@@ -417,20 +420,22 @@ static struct options parse_args(int argc, char **argv)
 		switch (c) {
 		case 'b': o.base = optarg; break;
 		case 'm': o.mechanism = optarg; break;
-		case 't': o.budget_ms = bench_parse_long(PROG, usage, optarg, "--budget-ms", 1, 10000); break;
-		case 'r': o.reps = bench_parse_long(PROG, usage, optarg, "--reps", 1, MAX_REPS); break;
+		case 't': o.budget_ms = cli_long(&cli, optarg, "--budget-ms", 1, 10000); break;
+		case 'r': o.reps = cli_long(&cli, optarg, "--reps", 1, MAX_REPS); break;
 		case 'c': o.csv = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bench_bad_usage(PROG, usage, "unknown option or missing value");
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bench_bad_usage(PROG, usage, "unexpected argument");
+		cli_bad(&cli, "unexpected argument");
 	if (strcmp(o.base, "default") && strcmp(o.base, "precise") &&
 	    strcmp(o.base, "both"))
-		bench_bad_usage(PROG, usage, "--base must be default, precise or both");
+		cli_bad(&cli, "--base must be default, precise or both");
 	if (!known_mechanism(o.mechanism))
-		bench_bad_usage(PROG, usage, "unknown --mechanism");
+		cli_bad(&cli, "unknown --mechanism");
+	if (cli_failed(&cli))
+		exit(2);
 	return o;
 }
 

@@ -10,17 +10,23 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int64_t bench_median_ns(const int64_t *values, size_t n)
+int64_t bench_percentile_ns(const int64_t *values, size_t n, unsigned p)
 {
 	int64_t *sorted = malloc(n * sizeof(*sorted));
-	int64_t median;
+	size_t rank = (n * p + 99) / 100;
+	int64_t v;
 
 	if (!sorted)
 		return values[0];
 	memcpy(sorted, values, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), cmp_i64);
 	/* Nearest rank, as the shell side of make bench takes its medians. */
-	median = sorted[(n + 1) / 2 - 1];
+	v = sorted[rank ? rank - 1 : 0];
 	free(sorted);
-	return median;
+	return v;
+}
+
+int64_t bench_median_ns(const int64_t *values, size_t n)
+{
+	return bench_percentile_ns(values, n, 50);
 }

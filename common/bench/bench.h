@@ -12,6 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The p-th percentile (nearest rank, 1 <= p <= 100) of n >= 1 values;
+ * does not modify them. */
+int64_t bench_percentile_ns(const int64_t *values, size_t n, unsigned p);
+
 /* Median (nearest rank) of n >= 1 values; does not modify them. */
 int64_t bench_median_ns(const int64_t *values, size_t n);
 

@@ -113,22 +113,11 @@ static int queue_all(struct save_client *c, struct load *l, long n)
 	return 0;
 }
 
-static int cmp_ns(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void report(const struct opts *o, struct load *l, int64_t wall_ns)
 {
 	double per_s = (double)o->saves / ((double)wall_ns / 1e9);
-	int64_t p50, p99;
-
-	/* Nearest rank, as everywhere in the suite. */
-	qsort(l->latency_ns, (size_t)o->saves, sizeof(int64_t), cmp_ns);
-	p50 = l->latency_ns[(o->saves + 1) / 2 - 1];
-	p99 = l->latency_ns[(o->saves * 99 + 99) / 100 - 1];
+	int64_t p50 = bench_percentile_ns(l->latency_ns, (size_t)o->saves, 50);
+	int64_t p99 = bench_percentile_ns(l->latency_ns, (size_t)o->saves, 99);
 	if (o->csv) {
 		printf("saves,conns,wall_s,saves_per_s,p50_ms,p99_ms,failed\n");
 		printf("%ld,%ld,%.3f,%.0f,%.2f,%.2f,%ld\n", o->saves, o->conns,

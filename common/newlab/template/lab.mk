@@ -1,0 +1,4 @@
+# @ID@ — do not edit: the grader builds with a pristine copy of this file.
+LABS += @LAB@
+@LAB@_STUDENT := @TOPIC@.c
+@LAB@_PROVIDED :=

@@ -1012,7 +1012,7 @@ static void worker_checks_its_flag_before_every_row(void **state)
 	r.table->on_row = hold_at_row;
 	r.table->on_row_arg = &h;
 	start_job(&r);
-	if (wait_for_hold(&h, 2000))
+	if (wait_for_hold(&h, 3000))
 		xf_job_cancel(&r.job);
 	sem_post(&h.resume);
 	run_until_done(&r, 5000);

@@ -105,6 +105,10 @@ struct xf_task {
  * the task ends with XF_DONE.  @return 0, or -1 (table taken, no memory:
  * done will not be called).
  *
+ * Promise: tasks are independent: several run on one loop at once, each
+ *   on its own table; a cancel or deadline of one never reaches another,
+ *   and no task stops the caller's loop (no loopbreak, no loopexit).
+ *   [tests: two_tasks_on_one_loop_stop_alone]
  * Promise: while a transform holds the table, xf_start on it returns -1
  *   and done is never called for that refused task; once the first task
  *   has reported, the table can be started again.

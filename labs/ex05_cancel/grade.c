@@ -868,6 +868,95 @@ static void done_sees_the_final_state_and_may_call_xf_cancel(void **state)
 	}
 }
 
+struct side_by_side {
+	struct run *a, *b;
+	int64_t end_ns;
+	bool out_of_time;
+};
+
+/* Every 10 ms: past the end, stop the loop (and say it was us). */
+static void side_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct side_by_side *s = arg;
+
+	(void)fd;
+	(void)what;
+	if (clock_monotonic_ns() > s->end_ns) {
+		s->out_of_time = true;
+		event_base_loopbreak(s->a->base);
+	}
+}
+
+/* Runs the loop until both tasks reported, stalled or ran out of time.
+ * @return true if the loop was stopped by someone else than the grader. */
+static bool run_side_by_side(struct side_by_side *s)
+{
+	struct timeval ten_ms = { 0, 10000 };
+	struct event_base *base = s->a->base;
+	struct event *tick = event_new(base, -1, EV_PERSIST, side_tick_cb, s);
+	bool stopped = false;
+
+	s->end_ns = clock_monotonic_ns() + grade_bound_ns(3000);
+	event_add(tick, &ten_ms);
+	while (!(s->a->done_seen && s->b->done_seen) && !s->out_of_time &&
+	       !(task_stalled(s->a) || task_stalled(s->b))) {
+		event_base_loop(base, EVLOOP_ONCE);
+		if ((event_base_got_break(base) && !s->out_of_time) ||
+		    event_base_got_exit(base))
+			stopped = true;
+	}
+	event_free(tick);
+	return stopped;
+}
+
+/*
+ * Catches: state kept outside the task (a static flag or counter shared by
+ * every task), and a task that stops the caller's loop when it ends
+ * (event_base_loopbreak/loopexit in finish: every other event on the loop
+ * would stop too).  Two tasks on one loop, each on its own table, yields
+ * every 100 rows, so their steps alternate; B is cancelled during its row
+ * 250.  A must end XF_DONE with 1000 rows, B XF_CANCELLED with 300, and
+ * nothing but the grader may stop the loop.
+ */
+static void two_tasks_on_one_loop_stop_alone(void **state)
+{
+	struct run a, b;
+	struct side_by_side s = { &a, &b, 0, false };
+	bool stopped;
+
+	(void)state;
+	run_init(&a, 1000, 2);
+	run_init(&b, 1000, 2);
+	event_base_free(b.base);
+	b.base = a.base;
+	b.cancel_at_row = 250;
+	b.table->on_row = cancel_at_row;
+	b.table->on_row_arg = &b;
+	start_task(&a, 100);
+	start_task(&b, 100);
+	stopped = run_side_by_side(&s);
+	GRADE_EXPECT(!stopped, "only the grader stops the loop",
+		     "the loop was stopped (event_base_loopbreak or "
+		     "loopexit) from a task: a task must never stop the "
+		     "caller's loop, other events run on it");
+	GRADE_EXPECT(b.done_calls == 1 && b.status == XF_CANCELLED &&
+		     b.rows_reported == 300,
+		     "task B (cancelled during its row 250): done once, "
+		     "cancelled, 300 rows",
+		     "done %d time(s), %s, %zu rows", b.done_calls,
+		     xf_status_name(b.status), b.rows_reported);
+	GRADE_EXPECT(a.done_calls == 1 && a.status == XF_DONE &&
+		     a.rows_reported == 1000,
+		     "task A (never cancelled): done once, done, 1000 rows",
+		     "done %d time(s), %s, %zu rows (does B's cancel reach "
+		     "A? keep every bit of state in struct xf_task)",
+		     a.done_calls, xf_status_name(a.status), a.rows_reported);
+	expect_table_matches(&a);
+	expect_table_matches(&b);
+	table_free(b.table);
+	run_free(&a);
+}
+
 static int second_done_calls;
 
 static void count_second_done(enum xf_status status, size_t rows, void *arg)
@@ -1118,12 +1207,12 @@ static void worker_cancel_after_done_changes_nothing(void **state)
 }
 
 static const struct grade_test tests[] = {
-	GRADE_TEST(cancel_ten_ms_in_stops_within_one_yield_interval, 8, 10000,
+	GRADE_TEST(cancel_ten_ms_in_stops_within_one_yield_interval, 7, 10000,
 		   "check task->cancel_requested at the start of every step, "
 		   "before any row"),
 	GRADE_TEST(no_yield_task_runs_to_the_end_whatever_you_ask, 5, 10000,
 		   "yield_every == 0 means every row in one step, no yield"),
-	GRADE_TEST(partial_count_matches_the_rows_transformed, 8, 5000,
+	GRADE_TEST(partial_count_matches_the_rows_transformed, 7, 5000,
 		   "count a row after it is transformed; stop only between "
 		   "batches; report XF_CANCELLED"),
 	GRADE_TEST(seen_between_steps_the_count_is_a_whole_number_of_batches,
@@ -1140,7 +1229,7 @@ static const struct grade_test tests[] = {
 	GRADE_TEST(a_cancel_during_the_last_batch_is_too_late, 3, 5000,
 		   "after the batch with the last row, end with XF_DONE "
 		   "before looking at any request"),
-	GRADE_TEST(deadline_stops_the_task_at_a_yield_with_its_own_status, 8,
+	GRADE_TEST(deadline_stops_the_task_at_a_yield_with_its_own_status, 7,
 		   5000,
 		   "at each cancellation point compare clock_now_ns() with "
 		   "task->deadline_ns; end with XF_TIMED_OUT"),
@@ -1157,6 +1246,9 @@ static const struct grade_test tests[] = {
 		   "event_free(task->ev) in finish(), then task->ev = NULL"),
 	GRADE_TEST(done_sees_the_final_state_and_may_call_xf_cancel, 5, 5000,
 		   "in finish(): set finished and status before calling done"),
+	GRADE_TEST(two_tasks_on_one_loop_stop_alone, 3, 5000,
+		   "keep all of a task's state in its struct xf_task; never "
+		   "stop the loop from the task"),
 	GRADE_TEST(a_leased_table_is_refused_until_done, 3, 5000,
 		   "xf_start returns -1 when table_lease fails (keep the "
 		   "provided xf_start)"),

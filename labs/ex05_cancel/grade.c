@@ -338,7 +338,8 @@ static void cancel_ten_ms_in_stops_within_one_yield_interval(void **state)
 	GRADE_EXPECT(latency < batch_ns + grade_bound_ns(400),
 		     "done within one yield interval (+400 ms) of the cancel",
 		     "%.2f ms after it was due (one batch: %.2f ms, whole run "
-		     "~1 s)", clock_ns_to_ms(latency), clock_ns_to_ms(batch_ns));
+		     "~1 s)", clock_ns_to_ms(latency),
+		     clock_ns_to_ms(batch_ns));
 	GRADE_EXPECT(r.rows_reported < n, "a partial count",
 		     "%zu of %zu rows", r.rows_reported, n);
 	expect_table_matches(&r);
@@ -570,8 +571,9 @@ static void cancelling_twice_reports_once(void **state)
 		     "done called %d time(s) inside xf_cancel", r.done_calls);
 	run_until_done(&r, 2000);
 	expect_done_once(&r, XF_CANCELLED);
-	GRADE_EXPECT_INT(r.rows_reported, 200, "rows reported (stopped at "
-			 "the yield after row 199)");
+	GRADE_EXPECT_INT(r.rows_reported, 200, "rows reported (cancelled "
+			 "while suspended after row 199: the next step checks "
+			 "before any row)");
 	expect_table_matches(&r);
 	run_free(&r);
 }
@@ -651,7 +653,8 @@ static void deadline_stops_the_task_at_a_yield_with_its_own_status(
 	run_until_done(&r, 2000);
 	clock_set_source(NULL);
 	expect_done_once(&r, XF_TIMED_OUT);
-	GRADE_EXPECT_INT(r.rows_reported, 0, "rows with a deadline already past");
+	GRADE_EXPECT_INT(r.rows_reported, 0,
+			 "rows with a deadline already past");
 	run_free(&r);
 }
 
@@ -687,8 +690,8 @@ static void a_deadline_exactly_on_a_check_point_stops_the_task_there(
 	run_until_done(&r, 2000);
 	clock_set_source(NULL);
 	expect_done_once(&r, XF_TIMED_OUT);
-	GRADE_EXPECT_INT(r.rows_reported, 0,
-			 "rows with a deadline equal to the clock at the start");
+	GRADE_EXPECT_INT(r.rows_reported, 0, "rows with a deadline equal to "
+			 "the clock at the start");
 	run_free(&r);
 }
 
@@ -1270,6 +1273,6 @@ static const struct grade_test tests[] = {
 int main(int argc, char **argv)
 {
 	return grade_main(argc, argv, "ex05_cancel",
-			  "cancellation points: yields, deadlines, flags", tests,
-			  sizeof(tests) / sizeof(tests[0]));
+			  "cancellation points: yields, deadlines, flags",
+			  tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -230,7 +230,8 @@ int xf_job_start(struct xf_job *job, struct event_base *base,
  *   [tests: worker_cancelled_before_it_starts_does_no_row,
  *    worker_checks_its_flag_before_every_row]
  * Promise: a job whose rows all ran reports XF_DONE with every row, even
- *   if the flag was set during or after the last row.
+ *   if the flag was set during or after the last row (by the worker, or
+ *   by the loop thread racing with the job's end).
  *   [tests: worker_whose_rows_all_ran_reports_done]
  * Promise: cancelled while it runs, the job stops soon (one row, a few
  *   microseconds) and done follows on the loop thread, once, with
@@ -245,10 +246,12 @@ void xf_job_run(struct xf_job *job);
 /*
  * Yours: asks the worker to stop; callable from any thread, any time.
  *
- * Promise: xf_job_cancel sets job->cancel and does nothing else: after the
- *   job reported, it changes neither its status nor its count and done is
- *   not called again.
+ * Promise: xf_job_cancel sets job->cancel and does nothing else: it reads
+ *   nothing the worker writes (no data race, even as the job ends), and
+ *   after the job reported it changes neither its status nor its count and
+ *   done is not called again.
  *   [tests: worker_cancelled_before_it_starts_does_no_row,
+ *    worker_whose_rows_all_ran_reports_done,
  *    worker_cancel_after_done_changes_nothing]
  */
 void xf_job_cancel(struct xf_job *job);

@@ -1166,12 +1166,34 @@ static void cancel_job_at_last_row(struct table *t, size_t row, void *arg)
 		xf_job_cancel(&r->job);
 }
 
+/* The worker is held inside its last row; the loop thread lets it go and
+ * at once cancels it, racing with its end. */
+static void cancel_as_the_job_ends(struct run *r)
+{
+	struct handshake h = { .r = r, .hold_row = r->table->n_rows - 1 };
+
+	atomic_init(&h.reached, false);
+	GRADE_EXPECT(sem_init(&h.resume, 0, 0) == 0, "a semaphore",
+		     "sem_init failed");
+	r->table->on_row = hold_at_row;
+	r->table->on_row_arg = &h;
+	start_job(r);
+	wait_for_hold(&h, 3000);
+	sem_post(&h.resume);
+	xf_job_cancel(&r->job);
+	run_until_done(r, 5000);
+	sem_destroy(&h.resume);
+}
+
 /*
  * Catches: a status taken from the flag instead of the count (every row
- * ran, yet "cancelled"), and a worker that calls done itself (from the
- * worker thread, and then job.c calls it again).  The flag is set while
- * the last of 500 rows is transformed: XF_DONE, 500 rows, done once on
- * the loop thread.
+ * ran, yet "cancelled"), a worker that calls done itself (from the worker
+ * thread, and then job.c calls it again), and an xf_job_cancel that reads
+ * what the worker writes (the status, the count) without an atomic: a
+ * data race that ThreadSanitizer reports.  First the flag is set by the
+ * worker's own hook while the last of 500 rows is transformed; then the
+ * loop thread cancels just as the worker leaves its last row.  Both
+ * times: XF_DONE, 500 rows, done once on the loop thread.
  */
 static void worker_whose_rows_all_ran_reports_done(void **state)
 {
@@ -1184,7 +1206,16 @@ static void worker_whose_rows_all_ran_reports_done(void **state)
 	start_job(&r);
 	run_until_done(&r, 5000);
 	expect_done_once(&r, XF_DONE);
-	GRADE_EXPECT_INT(r.rows_reported, 500, "rows reported");
+	GRADE_EXPECT_INT(r.rows_reported, 500, "rows reported (the flag was "
+			 "set during the last row)");
+	expect_table_matches(&r);
+	run_free(&r);
+
+	run_init(&r, 500, 1);
+	cancel_as_the_job_ends(&r);
+	expect_done_once(&r, XF_DONE);
+	GRADE_EXPECT_INT(r.rows_reported, 500, "rows reported (cancelled as "
+			 "the worker left its last row)");
 	expect_table_matches(&r);
 	run_free(&r);
 }

@@ -51,13 +51,17 @@ int xf_start(struct xf_task *task, struct event_base *base,
 /*
  * TODO 1: the task's step (write a helper finish() for its end).
  *  - First a cancellation point: a cancel request ends the task with
- *    XF_CANCELLED; otherwise a deadline that has passed (clock_now_ns())
- *    ends it with XF_TIMED_OUT.
+ *    XF_CANCELLED; otherwise a deadline that has passed (deadline_ns != 0
+ *    and clock_now_ns() >= deadline_ns) ends it with XF_TIMED_OUT.  The
+ *    cancel is looked at first: it wins when both are true.
  *  - Then transform up to task->yield_every rows (every row if 0), counting
- *    in task->rows_done only rows that are transformed.
- *  - All rows done: end with XF_DONE.  Otherwise xf_yield(task).
- * Ending = cleanup FIRST (free the event, set task->ev = NULL, release the
- * table), then set finished and status, then call done exactly once.
+ *    in task->rows_done only rows that are transformed.  Look at nothing
+ *    inside the batch: a task stops only between batches.
+ *  - All rows done: end with XF_DONE (whatever came during that batch).
+ *    Otherwise xf_yield(task).
+ * Ending = cleanup FIRST (event_free the event, set task->ev = NULL,
+ * release the table), then set finished and status, then call done
+ * exactly once -- done may read the task and call xf_cancel.
  */
 static void task_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -67,7 +71,8 @@ static void task_cb(evutil_socket_t fd, short what, void *arg)
 	STUB_NOT_IMPLEMENTED();
 }
 
-/* TODO 2: remember the deadline; the step checks it. */
+/* TODO 2: remember the deadline (0: none, even after another); the step
+ * checks it. */
 void xf_set_deadline(struct xf_task *task, int64_t deadline_ns)
 {
 	(void)task;
@@ -86,14 +91,15 @@ int xf_cancel(struct xf_task *task)
 /* ---- the job on a worker: yours ------------------------------------------ */
 
 /* TODO 4: the worker's loop: check job->cancel (atomic_load) before each
- * row; then set job->rows_done and job->status (XF_DONE or XF_CANCELLED). */
+ * row, the first one too; then set job->rows_done and job->status:
+ * XF_DONE if every row ran, else XF_CANCELLED.  job.c calls done. */
 void xf_job_run(struct xf_job *job)
 {
 	(void)job;
 	STUB_NOT_IMPLEMENTED();
 }
 
-/* TODO 5: ask the worker to stop (atomic_store). */
+/* TODO 5: ask the worker to stop (atomic_store), nothing more. */
 void xf_job_cancel(struct xf_job *job)
 {
 	(void)job;

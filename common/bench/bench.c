@@ -29,7 +29,7 @@ long bench_parse_long(const char *prog, bench_usage_fn usage, const char *arg,
 
 int64_t bench_median_ns(const int64_t *values, size_t n)
 {
-	/* The lag meter's nearest-rank percentile: one definition of "median"
+	/* common/lag's percentile (interpolated): one definition of "median"
 	 * for the whole project. */
 	return lag_percentile_ns(values, n, 50);
 }

@@ -98,8 +98,9 @@ def summary(settings, graded):
         notes = ''
     if notes.strip():
         werror = settings.get('STUDENT_WERROR') == '1'
-        lines += ['', 'The compiler had something to say about your files%s:'
-                  % ('' if werror else ' (warnings cost nothing here, but read them)'),
+        lines += ['', 'Notes on your submission%s:'
+                  % (' (a compiler warning fails the build here)' if werror
+                     else ' (compiler warnings cost no points here, but read them)'),
                   notes[:8000].rstrip()]
     return '\n'.join(lines) + '\n'
 

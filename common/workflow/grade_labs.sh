@@ -120,19 +120,25 @@ lab_limit() { wf_lab_limit "$meta/lists/$1.list" "${1%%_*}"; }
 # LIMIT; rc is its status (124 or 137: the limit struck).  Whatever it
 # leaves in that session is killed.
 run_lab() {
-	local sess="$work/lab.session" sid
-	rm -f "$sess"
+	local sess="$work/lab.session" fifo="$work/lab.fifo" sid capper
+	rm -f "$sess" "$fifo"
+	mkfifo "$fifo" || { rc=1; return; }
+	# Not a pipe we wait on: what is left of the session still holds its
+	# write end, so it is killed first, and only then is the log complete.
+	cap_stream "$log_cap" <"$fifo" >"$3" &
+	capper=$!
 	(
 		wf_clean_env
 		exec timeout --kill-after=5 "$2" setsid --wait bash -c \
 			'echo $$ >"$0"; exec "$@"' "$sess" \
 			make -s --no-print-directory -C "$suite" BUILD=build grade LAB="$1" \
 			STUDENT_WERROR="${YL_STUDENT_WERROR:-0}" WERROR="${YL_WERROR:-1}"
-	) </dev/null 2>&1 | cap_stream "$log_cap" >"$3"
-	rc=${PIPESTATUS[0]}
+	) </dev/null >"$fifo" 2>&1
+	rc=$?
 	sid=$(cat "$sess" 2>/dev/null)
 	[[ $sid =~ ^[0-9]+$ ]] && pkill -KILL -s "$sid" 2>/dev/null
-	rm -f "$sess"
+	wait "$capper"
+	rm -f "$sess" "$fifo"
 }
 
 # grade_lab LAB FILE SRC: copies SRC in and grades LAB; records the state.
@@ -151,6 +157,7 @@ grade_lab() {
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo timeout >"$work/state/$lab"
 		say "== $id: ran past its time limit of $limit s; the other labs are graded"
+		echo "$id ran past its time limit of $limit s: its tests without a result score 0" >>"$work/warnings/$lab.txt"
 		note "$lab" timeout "not graded: $id ran past its time limit of $limit s (its tests' timeouts plus time to build), so its remaining tests score 0. The other labs were graded."
 	elif [ -z "$ran" ]; then
 		echo build-error >"$work/state/$lab"

@@ -106,7 +106,7 @@ wf_frag_tags() {
 # YIELDLAB_TIMEOUT_SCALE, plus YL_BUILD_TIMEOUT (60 s) to compile.
 wf_lab_limit() {
 	local item all='' mine=''
-	for item in ${YL_LAB_TIMEOUT//,/ }; do
+	for item in ${YL_LAB_TIMEOUT:+${YL_LAB_TIMEOUT//,/ }}; do
 		case $item in
 		"$2":*) mine=${item#*:} ;;
 		*:*) ;;

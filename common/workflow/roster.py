@@ -5,7 +5,7 @@
 
 OUT_BASE/<name>/<labs>/summary.tsv (lab, score, max, state) is one
 grading run of some labs of one submission (grade-all LAB=ex01, then
-LAB=ex02, ...).  For each submission and lab the roster keeps the latest
+LAB=ex02, ...); earlier runs of the same labs are <labs>@<time>/.  For each submission and lab the roster keeps the latest
 run's result (the newest summary.tsv) or the best score (ties: the
 latest).  Writes OUT_BASE/roster.csv (submission, one column per lab,
 total, status: the statuses of the runs kept, "ok" when all were) and

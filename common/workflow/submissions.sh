@@ -10,7 +10,8 @@
 # SUB_TIMEOUT), YL_KEEP (latest or best: which result of a lab the roster
 # keeps), and the grading settings grade_submission.sh reads (YL_LAB_TIMEOUT,
 # YL_STUDENT_WERROR, YL_WERROR).  Each submission is graded in
-# OUT_BASE/<name>/<labs>/ (<labs>: ex01, ex01+ex02, or all) against its own
+# OUT_BASE/<name>/<labs>/ (<labs>: ex01, ex01+ex02, or all; an earlier
+# run of the same labs is kept beside it as <labs>@<time>) against its own
 # copy of a pristine suite built once per run from this suite's own files;
 # the template is read-only, and each copy is checked against the
 # template's digest taken before any submission ran (a mismatch: that
@@ -71,6 +72,13 @@ digest=
 cleanup() { chmod -R u+w "$template" 2>/dev/null; rm -rf "$template"; }
 trap cleanup EXIT
 
+# keep_previous WORK: an earlier run of the same labs moves aside to
+# WORK@<when it was graded>, so KEEP=best can still choose it.
+keep_previous() {
+	[ -f "$1/summary.tsv" ] || { rm -rf "$1"; return 0; }
+	mv "$1" "$1@$(date -r "$1/summary.tsv" +%Y%m%dT%H%M%S.%N)"
+}
+
 build_template() {
 	echo "building the pristine suite${lab:+ for $lab} ..."
 	mkdir -p "$base" || wf_die 1 "cannot create $base"
@@ -83,6 +91,7 @@ build_template() {
 grade() {
 	local name=$1 path=$2 work="$base/$1/$tag" total child
 	mkdir -p "$base/$1"
+	keep_previous "$work"
 	bash "$here/grade_submission.sh" --template "$template" --digest "$digest" \
 		--source . --sub "$path" --work "$work" --quiet ${limit:+--limit "$limit"} \
 		>/dev/null 2>"$base/.$name.err" &
@@ -120,6 +129,7 @@ grade_one() {
 	name=$(sub_name "$sub")
 	build_template
 	mkdir -p "$base/$name"
+	keep_previous "$base/$name/$tag"
 	bash "$here/grade_submission.sh" --template "$template" --digest "$digest" --source . \
 		--sub "$sub" --work "$base/$name/$tag" ${limit:+--limit "$limit"} || exit 1
 	echo

@@ -421,6 +421,16 @@ make_hostile() {
 	# gina: right, but floods stdout and stderr with 50 MB from her yield.
 	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tstatic int flooded;\n\tif (!flooded++) {\n\t\tstatic char line[1 << 20];\n\t\tmemset(line, 0x41, sizeof(line) - 1);\n\t\tfor (int i = 0; i < 25; i++) {\n\t\t\tfputs(line, stdout);\n\t\t\tfputs(line, stderr);\n\t\t}\n\t}/}' "$sol" |
 		sed '0,/^#include </s//#include <stdio.h>\n#include <string.h>\n&/' >"$h/gina/round_robin.c"
+	# hugo: a constructor floods 50 MB before any test runs (in the
+	# grader's own process, whose output goes to grade.log).
+	mkdir -p "$h/hugo"
+	{
+		cat "$sol"
+		printf '%s\n' '#include <stdio.h>' '#include <string.h>' \
+			'__attribute__((constructor)) static void flood(void)' '{' \
+			'	static char line[1 << 20];' '	memset(line, 0x42, sizeof(line) - 1);' \
+			'	for (int i = 0; i < 50; i++)' '		fputs(line, stdout);' '}'
+	} >"$h/hugo/round_robin.c"
 	echo "not a submission" >"$h/README.txt"
 }
 
@@ -448,7 +458,11 @@ hostile_roster_checks() {
 	[ "$(roster_field "$roster" gina ex01)" -gt 0 ] 2>/dev/null && [ "$size" -lt 4096 ] &&
 		pass "a 50 MB output flood leaves $size KiB of logs for the submission (capped)" ||
 		fail "gina (floods): $(grep gina "$roster"), $size KiB of logs"
-	for s in carol dave erin frank gina; do
+	size=$(du -sk "$course/build/submissions/hugo" | cut -f1)
+	[ "$size" -lt 4096 ] && json_ok "$(sub_dir hugo ex01+ex02)/results.json" &&
+		pass "a 50 MB flood from a constructor leaves $size KiB of logs (grade.log capped)" ||
+		fail "hugo (constructor flood): $size KiB of logs"
+	for s in carol dave erin frank gina hugo; do
 		json_ok "$(sub_dir $s ex01+ex02)/results.json" || fail "$s: results.json is not valid JSON"
 	done
 }

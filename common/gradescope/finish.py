@@ -23,7 +23,7 @@ import re
 import sys
 
 VISIBILITIES = ('visible', 'hidden', 'after_due_date', 'after_published')
-KEYS = re.compile(r'^(LAB|SUB_TIMEOUT|LAB_TIMEOUT|STUDENT_WERROR|VISIBILITY'
+KEYS = re.compile(r'^(LAB|SUB_TIMEOUT|LAB_TIMEOUT|STUDENT_WERROR|WERROR|VISIBILITY'
                   r'(\.[A-Za-z0-9_]+([./][A-Za-z0-9_]+)?)?|STDOUT_VISIBILITY|OUTPUT)$')
 STATES = {
     'graded': 'graded',
@@ -61,7 +61,7 @@ def check(entries, path):
         elif key == 'LAB_TIMEOUT' and value and not re.match(
                 r'^(([a-z]+[0-9]+:)?[1-9][0-9]*)(,([a-z]+[0-9]+:)?[1-9][0-9]*)*$', value):
             bad = 'must be seconds, or exNN:seconds items, comma-separated'
-        elif key == 'STUDENT_WERROR' and value not in ('0', '1', ''):
+        elif key in ('STUDENT_WERROR', 'WERROR') and value not in ('0', '1', ''):
             bad = 'must be 0 or 1'
         if bad:
             raise ValueError('%s:%d: %s=%s: %s' % (path, n, key, value, bad))

@@ -35,6 +35,8 @@ install -m 755 common/gradescope/setup.sh common/gradescope/run_autograder \
 	echo "LAB_TIMEOUT=${YL_LAB_TIMEOUT:-}"
 	echo "# 1: a warning in a student file fails its build (0 for the lab); 0: warnings are shown only."
 	echo "STUDENT_WERROR=${YL_STUDENT_WERROR:-0}"
+	echo "# 0: the suite's own code builds even if this image's compiler warns about it."
+	echo "WERROR=${YL_WERROR:-1}"
 	echo "# Who sees the tests: visible, hidden, after_due_date or after_published."
 	echo "VISIBILITY=${YL_VISIBILITY:-visible}"
 	echo "# Per lab or per test, e.g.:"

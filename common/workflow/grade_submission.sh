@@ -16,7 +16,8 @@
 # grade_labs.sh), all of it under an overall one (default: the labs'
 # limits added up, plus a minute) in its own session, and whatever it
 # leaves running is killed.  Settings come from the environment:
-# YL_LAB_TIMEOUT, YL_BUILD_TIMEOUT, YL_STUDENT_WERROR, YL_WERROR, YL_LOG_CAP.  Exit 0 when results.json was
+# YL_LAB_TIMEOUT, YL_BUILD_TIMEOUT, YL_STUDENT_WERROR, YL_WERROR,
+# YL_LOG_CAP.  Exit 0 when results.json was
 # written, 1 when not, 2 on bad arguments.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -150,7 +151,13 @@ if [ -n "$digest" ] && [ "$(wf_tree_digest "$work/suite")" != "$digest" ]; then
 	[ -n "$source" ] && bash "$here/suite.sh" "$source" "$work/suite" "${YL_LAB:-}" >>"$work/grade.log" 2>&1 ||
 		wf_die 1 "the shared suite was changed and could not be rebuilt"
 fi
-chmod -R u+w "$work/suite"
+# The copy is read-only but for build/ and the student files, so the code
+# it grades cannot rewrite it by mistake (as root, or by chmod, it still
+# could: the digest check above is what protects the other submissions).
+chmod -R a-w "$work/suite" && chmod -R u+w "$work/suite/build" || wf_die 1 "cannot set up $work/suite"
+while read -r lab file; do
+	chmod u+w "$work/suite/labs/$lab/$file"
+done <"$work/suite/build/workflow/labs.txt"
 mkdir -p "$out"
 [ -n "$limit" ] || limit=$(default_limit)
 
@@ -206,6 +213,7 @@ for f in "$work"/warnings/*.txt; do
 	sed 's/^/  /' "$f"
 done >"$work/warnings.txt" 2>/dev/null
 [ -s "$work/unpack.err" ] && { echo "unpacking:"; sed 's/^/  /' "$work/unpack.err"; } >>"$work/warnings.txt"
+chmod -R u+w "$work/suite" 2>/dev/null
 rm -rf "$work/suite" "$work/unpacked" "$work/state" "$work/note.txt" "$work/session" \
 	"$work/unpack.err" "$work/roots" "$work/warnings" "$work"/*.make.log
 [ -s "$work/results.json" ] || wf_die 1 "no results.json was written for $sub"

@@ -48,7 +48,7 @@ grade-all:
 	@$(GRADING_ENV) bash $(WORKFLOW)/submissions.sh all '$(O)/submissions'
 
 AUTOGRADER_ENV = YL_LIMIT='$(SUB_TIMEOUT)' YL_LAB_TIMEOUT='$(LAB_TIMEOUT)' \
-	YL_STUDENT_WERROR='$(STUDENT_WERROR)' YL_VISIBILITY='$(VISIBILITY)'
+	YL_STUDENT_WERROR='$(STUDENT_WERROR)' YL_VISIBILITY='$(VISIBILITY)' YL_WERROR='$(WERROR)'
 autograder: export YL_OUT := $(DIST)/yieldlab-autograder.zip
 autograder: export YL_LAB := $(LAB)
 autograder:

@@ -354,6 +354,9 @@ make_uploads() {
 	# a zip inside a zip
 	(cd "$t" && python3 -m zipfile -c "$tmp/inner.zip" yieldlab/labs/ex01_round_robin &&
 		mkdir -p "$u/zipzip" && cd "$tmp" && python3 -m zipfile -c "$u/zipzip/outer.zip" inner.zip)
+	# the untouched handout beside the real file (suite copies never count)
+	mkdir -p "$u/beside"
+	cp "$course/dist/yieldlab-handout.tar.gz" "$sol" "$u/beside/"
 	# two different copies of the student file
 	mkdir -p "$u/twice/a" "$u/twice/b"
 	cp "$sol" "$u/twice/a/round_robin.c"
@@ -383,7 +386,7 @@ upload_checks() {
 	rm -f /tmp/yieldlab-absolute-escape.txt
 	(cd "$course" && make -j2 grade-all SUBS=../uploads LAB=ex01) >"$tmp/uploads.log" 2>&1 ||
 		fail "grade-all of the upload shapes exited non-zero: $(tail -3 "$tmp/uploads.log" | tr '\n' ' ')"
-	for s in tarball deep zipzip; do
+	for s in tarball deep zipzip beside; do
 		[ "$(roster_field "$roster" $s ex01)" = 100 ] &&
 			pass "upload '$s' is found and scores 100 (archive inside the submission / nested folders)" ||
 			fail "upload '$s': $(grep "^$s," "$roster")"

@@ -65,12 +65,14 @@ found_list() {
 }
 
 # find_student LAB FILE ALONE: prints the one copy of LAB's student file to
-# grade.  Copies in a folder named after the lab (labs/LAB/FILE, LAB/FILE,
+# grade.  Copies identical to a file of the suite (the stub, say) count
+# only when there is no other;
+# then copies in a folder named after the lab (labs/LAB/FILE, LAB/FILE,
 # exNN/FILE, at any depth) come first; FILE anywhere else counts only when
 # ALONE=1 (no other lab uses that name).  Identical copies (a tree and its
 # tarball) are one.  Exit 1, printing the copies, when they differ.
 find_student() {
-	local lab=$1 file=$2 alone=$3 id=${1%%_*} p strong=() weak=() pick=() sums
+	local lab=$1 file=$2 alone=$3 id=${1%%_*} p strong=() weak=() pick=() worked=() sums suite_sums
 	while IFS= read -r -d '' p; do
 		[ "$(basename "$p")" = "$file" ] || continue
 		case $p in
@@ -78,8 +80,23 @@ find_student() {
 		*) weak+=("$p") ;;
 		esac
 	done < <(all_files | sort -z)
+	# A copy of one of the suite's own files (the untouched stub, a file
+	# of the handout uploaded beside the real work) is never anyone's
+	# answer: it counts only when nothing else is there.
+	suite_sums=$(find "$suite" -path "$suite/build" -prune -o -type f -name "$file" -print0 |
+		xargs -0 -r sha256sum | cut -c1-64)
+	[ "$alone" = 1 ] || weak=()
+	mapfile -t worked < <(for p in "${strong[@]}" "${weak[@]}"; do
+		[ -L "$p" ] || ! grep -qxF "$(sha256sum <"$p" | cut -c1-64)" <<<"$suite_sums" && printf '%s\n' "$p"
+	done)
+	if [ ${#worked[@]} -gt 0 ]; then
+		mapfile -t strong < <(printf '%s\n' "${strong[@]}" | grep -xFf <(printf '%s\n' "${worked[@]}"))
+		mapfile -t weak < <(printf '%s\n' "${weak[@]}" | grep -xFf <(printf '%s\n' "${worked[@]}"))
+	else
+		weak=()   # only the suite's own files: at most the stub is graded
+	fi
 	if [ ${#strong[@]} -gt 0 ]; then pick=("${strong[@]}")
-	elif [ "$alone" = 1 ] && [ ${#weak[@]} -gt 0 ]; then pick=("${weak[@]}")
+	elif [ ${#weak[@]} -gt 0 ]; then pick=("${weak[@]}")
 	else return 0; fi
 	sums=$(for p in "${pick[@]}"; do
 		if [ -L "$p" ]; then echo "link:$p"; else sha256sum <"$p"; fi

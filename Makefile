@@ -10,6 +10,7 @@ SHELL := /bin/bash
 # ---- knobs (documented in `make help` and README.md) -----------------------
 CC ?= cc
 WERROR ?= 1
+STUDENT_WERROR ?= 0
 SAN ?=
 V ?= 0
 LAB ?=
@@ -45,11 +46,12 @@ PKGS := libevent libevent_pthreads libcrypto cmocka
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-WARNINGS := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+BASE_WARNINGS := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
 	-Wwrite-strings -fno-common
-ifeq ($(WERROR),1)
-WARNINGS += -Werror
-endif
+WARNINGS := $(BASE_WARNINGS) $(if $(filter 1,$(WERROR)),-Werror)
+# A student's file (labs/<lab>/<student file>): warnings are shown and cost
+# nothing, unless STUDENT_WERROR=1.  The suite's own code keeps WERROR.
+STUDENT_WARNINGS := $(BASE_WARNINGS) $(if $(filter 1,$(STUDENT_WERROR)),-Werror)
 
 ALL_CPPFLAGS = -D_GNU_SOURCE -Icommon -Icommon/grade -MMD -MP $(PKG_CFLAGS) $(LAB_CPPFLAGS) \
 	$(CPPFLAGS)
@@ -117,6 +119,7 @@ $(1)_ID := $(call lab_id,$(1))
 $(1)_OBJS := $$(patsubst %.c,$(O)/obj/labs/$(1)/%.o,$$($(1)_PROVIDED)) \
 	$(COMMON_LIB)
 $(O)/obj/solutions/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
+$(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o): WARNINGS := $(STUDENT_WARNINGS)
 $(O)/obj/solutions/alt/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
 
 $(O)/grader/$$($(1)_ID): $(O)/obj/labs/$(1)/grade.o \
@@ -231,14 +234,19 @@ help:
 	@echo '  make watch LAB=exNN  regrade a lab whenever its student file is saved'
 	@echo '  make handout         dist/yieldlab-handout.tar.gz: what students get'
 	@echo '  make grade-submission SUB=PATH   grade one student tree or tarball'
-	@echo '  make [-jN] grade-all SUBS=DIR    grade every submission; roster.csv'
-	@echo '  make autograder      dist/ zip for Gradescope'
+	@echo '  make [-jN] grade-all SUBS=DIR    grade every submission; roster.csv, grades.csv'
+	@echo '       SUB_TIMEOUT=s   ... seconds per submission (default: the labs'"'"' limits added up + 60)'
+	@echo '       LAB_TIMEOUT=s   ... seconds per lab, or ex01:90,ex03:120 (default: its tests'"'"' timeouts + 60)'
+	@echo '       KEEP=best       ... the roster keeps each lab'"'"'s best result (default: latest)'
+	@echo '  make autograder      dist/ zip for Gradescope (LAB=exNN: one lab; VISIBILITY=, the knobs above)'
+	@echo '  make autograders     one zip per lab: dist/yieldlab-autograder-exNN.zip'
 	@echo '  make check           the project test suite (what CI runs)'
 	@echo '  make mutants         mutation score of every grader (LAB=exNN: some labs)'
 	@echo '  make wrong-show W=<lab>/<mistake>   a wrong solution as a drop-in file'
 	@echo '  make new-lab NAME=exNN_topic        a new lab from the template'
 	@echo '  make clean           remove build/ and dist/'
-	@echo 'knobs: WERROR=0 (warnings are not errors), V=1 (show commands),'
+	@echo 'knobs: WERROR=0 (warnings in the suite'"'"'s code are not errors), V=1 (show commands),'
+	@echo '       STUDENT_WERROR=1 (warnings in your student files are errors; default: shown only),'
 	@echo '       CFLAGS=... (appended last), YIELDLAB_TIMEOUT_SCALE=2 (slower machine),'
 	@echo '       BUILD=dir (another build tree), STRICT=1 (make grade fails on a failing test),'
 	@echo '       CHART=name (make plots draws one chart)'

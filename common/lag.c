@@ -7,69 +7,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct lag {
-	struct event_base *base;
-	struct event *timer;
-	struct trace *trace;
-	int64_t period_ns;
-	int64_t next_due_ns;
-	int64_t *late_ns, *at_ns;
-	size_t len, cap;
+struct lag_sample {
+	int64_t excess_ns;   /* gap before this beat minus one period, >= 0 */
+	int64_t ran_at_ns;
 };
 
-static void beat_cb(evutil_socket_t fd, short what, void *arg);
+struct lag {
+	struct event *beat;          /* EV_PERSIST: libevent keeps the cadence */
+	struct trace *trace;         /* not owned; may be NULL */
+	struct timeval every;
+	int64_t period_ns;
+	int64_t previous_beat_ns;    /* when the last beat (or lag_start) ran */
+	struct lag_sample *samples;
+	size_t used, room;
+};
+
+static void on_beat(evutil_socket_t fd, short what, void *arg);
 
 struct lag *lag_new(struct event_base *base, int64_t period_ns)
 {
-	struct lag *lag = calloc(1, sizeof(*lag));
+	struct lag *lag;
 
-	if (!lag || period_ns <= 0)
-		goto err;
-	lag->base = base;
+	if (!base || period_ns <= 0)
+		return NULL;
+	lag = calloc(1, sizeof(*lag));
+	if (!lag)
+		return NULL;
 	lag->period_ns = period_ns;
-	lag->timer = evtimer_new(base, beat_cb, lag);
-	if (!lag->timer)
-		goto err;
+	lag->every.tv_sec = period_ns / CLOCK_NS_PER_S;
+	lag->every.tv_usec = (period_ns % CLOCK_NS_PER_S) / CLOCK_NS_PER_US;
+	lag->beat = event_new(base, -1, EV_PERSIST, on_beat, lag);
+	if (!lag->beat) {
+		free(lag);
+		return NULL;
+	}
 	return lag;
-err:
-	free(lag);
-	return NULL;
 }
 
 void lag_free(struct lag *lag)
 {
-	if (!lag)
+	if (lag == NULL)
 		return;
-	event_free(lag->timer);
-	free(lag->late_ns);
-	free(lag->at_ns);
+	event_free(lag->beat);
+	free(lag->samples);
 	free(lag);
-}
-
-static int arm(struct lag *lag, int64_t now_ns)
-{
-	int64_t wait_ns = lag->next_due_ns - now_ns;
-	struct timeval tv = {
-		.tv_sec = wait_ns / CLOCK_NS_PER_S,
-		.tv_usec = (wait_ns % CLOCK_NS_PER_S) / CLOCK_NS_PER_US,
-	};
-
-	/* libevent adds tv to its cached time, stale after a slow callback. */
-	event_base_update_cache_time(lag->base);
-	return event_add(lag->timer, &tv);
 }
 
 int lag_start(struct lag *lag)
 {
-	int64_t now = clock_monotonic_ns();
-
-	lag->next_due_ns = now + lag->period_ns;
-	return arm(lag, now);
+	lag->previous_beat_ns = clock_monotonic_ns();
+	return event_add(lag->beat, &lag->every);
 }
 
 void lag_stop(struct lag *lag)
 {
-	event_del(lag->timer);
+	event_del(lag->beat);
 }
 
 void lag_set_trace(struct lag *lag, struct trace *trace)
@@ -77,89 +69,98 @@ void lag_set_trace(struct lag *lag, struct trace *trace)
 	lag->trace = trace;
 }
 
-static int record(struct lag *lag, int64_t late, int64_t at)
+/* Keeps one more sample; a sample that finds no memory is dropped (the
+ * meter is a measuring aid, it must not stop the loop it measures). */
+static void keep_sample(struct lag *lag, int64_t excess_ns, int64_t ran_at_ns)
 {
-	if (lag->len == lag->cap) {
-		size_t cap = lag->cap ? lag->cap * 2 : 256;
-		int64_t *l = realloc(lag->late_ns, cap * sizeof(*l));
-		int64_t *a = l ? realloc(lag->at_ns, cap * sizeof(*a)) : NULL;
+	if (lag->used == lag->room) {
+		size_t room = lag->room < 128 ? 128 : lag->room + lag->room / 2;
+		struct lag_sample *more = realloc(lag->samples, room * sizeof(*more));
 
-		if (l)
-			lag->late_ns = l;
-		if (!a)
-			return -1;
-		lag->at_ns = a;
-		lag->cap = cap;
+		if (!more)
+			return;
+		lag->samples = more;
+		lag->room = room;
 	}
-	lag->late_ns[lag->len] = late;
-	lag->at_ns[lag->len++] = at;
-	return 0;
+	lag->samples[lag->used].excess_ns = excess_ns;
+	lag->samples[lag->used].ran_at_ns = ran_at_ns;
+	lag->used++;
 }
 
-static void beat_cb(evutil_socket_t fd, short what, void *arg)
+static void on_beat(evutil_socket_t fd, short what, void *arg)
 {
 	struct lag *lag = arg;
-	int64_t now = clock_monotonic_ns();
-	int64_t late = now - lag->next_due_ns;
+	int64_t now_ns = clock_monotonic_ns();
+	int64_t gap_ns = now_ns - lag->previous_beat_ns;
 
 	(void)fd;
 	(void)what;
-	record(lag, late > 0 ? late : 0, now);
+	lag->previous_beat_ns = now_ns;
+	keep_sample(lag, gap_ns > lag->period_ns ? gap_ns - lag->period_ns : 0,
+		    now_ns);
 	if (lag->trace)
 		trace_add(lag->trace, "beat");
-	/* Skip the slots a stall swallowed: one stall, one large sample. */
-	while (lag->next_due_ns <= now)
-		lag->next_due_ns += lag->period_ns;
-	arm(lag, now);
 }
 
 size_t lag_count(const struct lag *lag)
 {
-	return lag->len;
+	return lag->used;
 }
 
 int64_t lag_sample_ns(const struct lag *lag, size_t i)
 {
-	return i < lag->len ? lag->late_ns[i] : 0;
+	return i < lag->used ? lag->samples[i].excess_ns : 0;
 }
 
 int64_t lag_sample_at_ns(const struct lag *lag, size_t i)
 {
-	return i < lag->len ? lag->at_ns[i] : 0;
+	return i < lag->used ? lag->samples[i].ran_at_ns : 0;
 }
 
-static int cmp_i64(const void *a, const void *b)
+static int ascending(const void *left, const void *right)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	int64_t a = *(const int64_t *)left;
+	int64_t b = *(const int64_t *)right;
 
-	return (x > y) - (x < y);
+	if (a < b)
+		return -1;
+	return a > b;
 }
 
 int64_t lag_percentile_ns(const int64_t *values, size_t n, int pct)
 {
-	int64_t *sorted, result;
-	size_t rank;
+	int64_t *v, below, above;
+	double position, fraction;
+	size_t at;
 
-	if (n == 0)
+	if (n == 0 || (v = malloc(n * sizeof(*v))) == NULL)
 		return 0;
-	sorted = malloc(n * sizeof(*sorted));
-	if (!sorted)
-		return 0;
-	memcpy(sorted, values, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_i64);
-	/* Nearest rank: ceil(pct/100 * n), 1-based. */
-	rank = ((size_t)pct * n + 99) / 100;
-	if (rank < 1)
-		rank = 1;
-	result = sorted[rank - 1];
-	free(sorted);
-	return result;
+	memcpy(v, values, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), ascending);
+	pct = pct < 0 ? 0 : pct > 100 ? 100 : pct;
+	position = (double)(n - 1) * pct / 100.0;
+	at = (size_t)position;
+	fraction = position - (double)at;
+	below = v[at];
+	above = at + 1 < n ? v[at + 1] : below;
+	free(v);
+	return below + (int64_t)((double)(above - below) * fraction + 0.5);
 }
 
 void lag_get_stats(const struct lag *lag, struct lag_stats *out)
 {
-	out->count = lag->len;
-	out->p50_ns = lag_percentile_ns(lag->late_ns, lag->len, 50);
-	out->p99_ns = lag_percentile_ns(lag->late_ns, lag->len, 99);
-	out->max_ns = lag_percentile_ns(lag->late_ns, lag->len, 100);
+	int64_t *excess = malloc((lag->used ? lag->used : 1) * sizeof(*excess));
+
+	memset(out, 0, sizeof(*out));
+	out->count = lag->used;
+	if (!excess)
+		return;
+	for (size_t i = 0; i < lag->used; i++) {
+		excess[i] = lag->samples[i].excess_ns;
+		if (excess[i] > out->max_ns)
+			out->max_ns = excess[i];
+	}
+	out->p50_ns = lag_percentile_ns(excess, lag->used, 50);
+	out->p99_ns = lag_percentile_ns(excess, lag->used, 99);
+	free(excess);
 }

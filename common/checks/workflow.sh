@@ -101,12 +101,29 @@ handout_content_checks() {
 	(cd "$dir" && find . -type f -exec sha256sum {} + | awk '{ print $1 }' | sort -u) >"$tmp/handout.sums"
 	check "no file of the handout has the content of a solution" \
 		bash -c "[ -z \"\$(comm -12 '$tmp/sol.sums' '$tmp/handout.sums')\" ]"
+	answers_checks "$dir/yieldlab"
 	hit=0
 	while read -r f; do
 		case $f in data/*.md | plots/*.gp) continue ;; data/* | plots/*.png | plots/*.svg) ;; *) continue ;; esac
 		grep -rqF --include=README.md "$(basename "$f")" "$dir" || { fail "the handout ships $f, which no README names"; hit=1; }
 	done <"$list"
 	[ $hit = 0 ] && pass "the handout ships no measured data or chart that no README names"
+}
+
+# No reference's distinctive line is in the handout (make handout also
+# refuses to pack one), and the scan does find one planted in a copy.
+answers_checks() {
+	local h=$1 planted="$tmp/planted" line
+	python3 "$repo/common/workflow/answers.py" "$repo" "$h" >"$tmp/answers.log" 2>&1 &&
+		pass "no distinctive line of any reference is in the handout ($(tail -1 "$tmp/answers.log" | sed 's/^answers: //'))" ||
+		fail "the handout holds lines of a reference: $(head -5 "$tmp/answers.log" | tr '\n' ' ')"
+	rm -rf "$planted" && cp -a "$h" "$planted"
+	line=$(grep -m1 'next_due_ns +=' "$repo/solutions/ex02_lag_meter/lag_meter.c")
+	printf '%s\n' "$line" >>"$planted/common/clock.c"
+	python3 "$repo/common/workflow/answers.py" "$repo" "$planted" >"$tmp/answers-planted.log" 2>&1
+	[ $? -eq 1 ] && grep -q '^common/clock.c:.*solutions/ex02_lag_meter/lag_meter.c' "$tmp/answers-planted.log" &&
+		pass "the answer scan finds a line of ex02's reference planted in common/clock.c" ||
+		fail "the answer scan missed a planted line: $(head -3 "$tmp/answers-planted.log" | tr '\n' ' ')"
 }
 
 handout_checks() {
@@ -283,11 +300,13 @@ make_submissions() {
 	make_tampered_tree "$subs/bob"
 }
 
+sub_dir() { echo "$course/build/submissions/$1/${2:-ex01}"; }
+
 submission_checks() {
 	local roster="$course/build/submissions/roster.csv" res
 	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
 	make_submissions
-	res="$course/build/submissions/alice/results.json"
+	res="$(sub_dir alice)/results.json"
 	doc "$course" "$tmp/one.log" "make grade-submission SUB=../submissions/alice.tar.gz LAB=ex01" &&
 		json_ok "$res" && [ "$(json_get "$res" "d['score']")" = 100 ] &&
 		pass "make grade-submission: a tarball of a tree with the reference scores 100" ||
@@ -296,7 +315,7 @@ submission_checks() {
 		fail "make grade-all exited non-zero"
 	[ "$(roster_field "$roster" alice ex01),$(roster_field "$roster" alice status)" = "100,ok" ] &&
 		pass "grade-all: alice 100, ok" || fail "grade-all: alice: $(grep alice "$roster")"
-	res="$course/build/submissions/bob/results.json"
+	res="$(sub_dir bob)/results.json"
 	[ "$(roster_field "$roster" bob ex01)" = "$(json_get "$res" "d['score']")" ] &&
 		[ "$(test_tag "$res" ex01_round_robin/four_tasks_keep_fifo_order_every_round)" = fail ] &&
 		[ "$(roster_field "$roster" bob status)" = ok ] &&
@@ -306,49 +325,148 @@ submission_checks() {
 	doc "$course" "$tmp/roster.log" "cat build/submissions/roster.csv" &&
 		head -1 "$tmp/roster.log" | grep -qx 'submission,.*ex01.*,total,status' &&
 		pass "roster.csv: submission, a column per lab, total, status" || fail "roster.csv header: $(head -1 "$roster")"
+	doc "$course" "$tmp/grades.log" "cat build/submissions/grades.csv" &&
+		[ "$(head -1 "$tmp/grades.log")" = "student_id,total" ] && grep -qx 'alice,100' "$tmp/grades.log" &&
+		pass "grades.csv: student_id,total for an LMS (alice,100)" || fail "grades.csv: $(tr '\n' ' ' <"$tmp/grades.log")"
 	usage_error "grade-submission without SUB= says so, exit 2" "$course" "needs SUB=" "make grade-submission"
 	usage_error "grade-submission with a missing SUB says so, exit 2" "$course" "no such" "make grade-submission SUB=../nowhere.tar.gz"
 	usage_error "grade-all without SUBS= says so, exit 2" "$course" "needs SUBS=" "make grade-all"
 	usage_error "grade-all with SUBS= not a folder says so, exit 2" "$course" "not a folder" "make grade-all SUBS=../nowhere"
+	usage_error "a bad LAB_TIMEOUT says so, exit 2" "$course" "LAB_TIMEOUT must be" "make grade-all SUBS=../submissions LAB_TIMEOUT=soon"
+	usage_error "a bad KEEP says so, exit 2" "$course" "KEEP must be" "make grade-all SUBS=../submissions KEEP=worst"
+}
+
+# ---- uploads: archives, nesting, ambiguity, hostile archives ----------------
+
+# make_uploads DIR: the shapes students upload.
+make_uploads() {
+	local u=$1 t="$tmp/up-tree"
+	mkdir -p "$u" "$t"
+	tar -xzf "$course/dist/yieldlab-handout.tar.gz" -C "$t"
+	cp "$sol" "$t/yieldlab/$ex01_file"
+	# the handout tarball, uploaded as it is, among other files
+	mkdir -p "$u/tarball"
+	tar -czf "$u/tarball/yieldlab-handout.tar.gz" -C "$t" yieldlab
+	echo "my notes" >"$u/tarball/notes.txt"
+	# a tree two folders down (a clone inside a course folder)
+	mkdir -p "$u/deep/course/week3"
+	cp -a "$t/yieldlab" "$u/deep/course/week3/"
+	# a zip inside a zip
+	(cd "$t" && python3 -m zipfile -c "$tmp/inner.zip" yieldlab/labs/ex01_round_robin &&
+		mkdir -p "$u/zipzip" && cd "$tmp" && python3 -m zipfile -c "$u/zipzip/outer.zip" inner.zip)
+	# the untouched handout beside the real file (suite copies never count)
+	mkdir -p "$u/beside"
+	cp "$course/dist/yieldlab-handout.tar.gz" "$sol" "$u/beside/"
+	# two different copies of the student file
+	mkdir -p "$u/twice/a" "$u/twice/b"
+	cp "$sol" "$u/twice/a/round_robin.c"
+	cp "$wrong" "$u/twice/b/round_robin.c"
+	# a hostile tarball: a path that climbs out, an absolute path, a link,
+	# a member over the size cap, and the reference beside them
+	mkdir -p "$u/evil"
+	python3 - "$u/evil/evil.tar.gz" "$sol" <<-'PY'
+	import io, sys, tarfile
+	out, sol = sys.argv[1], sys.argv[2]
+	with tarfile.open(out, 'w:gz') as t:
+	    def add(name, data, kind=tarfile.REGTYPE, link=''):
+	        i = tarfile.TarInfo(name); i.type = kind; i.linkname = link; i.size = len(data)
+	        t.addfile(i, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+	    add('../../../escaped.txt', b'out!')
+	    add('/tmp/yieldlab-absolute-escape.txt', b'out!')
+	    add('round_robin_link.c', b'', tarfile.SYMTYPE, '/etc/passwd')
+	    add('huge.bin', b'\0' * (9 * 1024 * 1024))
+	    add('labs/ex01_round_robin/round_robin.c', open(sol, 'rb').read())
+	PY
+}
+
+upload_checks() {
+	local u="$tmp/course/uploads" roster="$course/build/submissions/roster.csv" res
+	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
+	make_uploads "$u"
+	rm -f /tmp/yieldlab-absolute-escape.txt
+	(cd "$course" && make -j2 grade-all SUBS=../uploads LAB=ex01) >"$tmp/uploads.log" 2>&1 ||
+		fail "grade-all of the upload shapes exited non-zero: $(tail -3 "$tmp/uploads.log" | tr '\n' ' ')"
+	for s in tarball deep zipzip beside; do
+		[ "$(roster_field "$roster" $s ex01)" = 100 ] &&
+			pass "upload '$s' is found and scores 100 (archive inside the submission / nested folders)" ||
+			fail "upload '$s': $(grep "^$s," "$roster")"
+	done
+	res="$(sub_dir twice)/results.json"
+	[ "$(roster_field "$roster" twice ex01)" = 0 ] && grep -q 'more than once, with different contents' "$res" &&
+		grep -q 'a/round_robin.c' "$res" && grep -q 'b/round_robin.c' "$res" &&
+		pass "two different copies of the student file: refused, and both named" ||
+		fail "upload 'twice': $(grep '^twice,' "$roster")"
+	res="$(sub_dir evil)"
+	[ "$(roster_field "$roster" evil ex01)" = 100 ] && [ ! -e "$course/escaped.txt" ] &&
+		[ ! -e "$course/build/escaped.txt" ] && [ ! -e /tmp/yieldlab-absolute-escape.txt ] &&
+		! find "$tmp" -name escaped.txt | grep -q . &&
+		grep -q 'escaped.txt: skipped, its path leaves' "$res/warnings.txt" &&
+		grep -q 'round_robin_link.c: skipped, not a regular file' "$res/warnings.txt" &&
+		grep -q 'huge.bin: skipped, over 8 MiB' "$res/warnings.txt" &&
+		pass "a hostile archive: nothing written outside its folder, no link, the size cap holds, each skip said; its file graded" ||
+		fail "upload 'evil': $(grep '^evil,' "$roster"); $(tr '\n' ' ' <"$res/warnings.txt" 2>/dev/null)"
 }
 
 # ---- hostile submissions ----------------------------------------------------
 
 make_hostile() {
 	local h="$tmp/course/hostile" z="$tmp/zip"
-	mkdir -p "$h/carol" "$h/erin/labs/ex01_round_robin" "$h/frank/labs/ex01_round_robin" "$z"
-	# carol: the file alone; her yield never returns.
+	mkdir -p "$h/carol" "$h/erin/labs/ex01_round_robin" "$h/frank/labs/ex01_round_robin" "$z" "$h/gina"
+	# carol: the files alone; her yield never returns; her ex02 is right.
 	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tfor (;;)\n\t\t;/}' "$sol" >"$h/carol/round_robin.c"
+	cp "$repo/solutions/ex02_lag_meter/lag_meter.c" "$h/carol/"
 	# dave: a zip of the file alone; his yield writes through NULL.
 	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\t*(volatile int *)0 = 1;/}' "$sol" >"$z/round_robin.c"
 	(cd "$z" && python3 -m zipfile -c "$h/dave.zip" round_robin.c)
 	echo "I forgot the code" >"$h/erin/labs/ex01_round_robin/NOTES.txt"
 	printf '#include "round_robin.h"\nint rr_yield(struct rr_task *t) { return t->no_such_field; }\n' \
 		>"$h/frank/$ex01_file"
+	# gina: right, but floods stdout and stderr with 50 MB from her yield.
+	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tstatic int flooded;\n\tif (!flooded++) {\n\t\tstatic char line[1 << 20];\n\t\tmemset(line, 0x41, sizeof(line) - 1);\n\t\tfor (int i = 0; i < 25; i++) {\n\t\t\tfputs(line, stdout);\n\t\t\tfputs(line, stderr);\n\t\t}\n\t}/}' "$sol" |
+		sed '0,/^#include </s//#include <stdio.h>\n#include <string.h>\n&/' >"$h/gina/round_robin.c"
+	# hugo: a constructor floods 50 MB before any test runs (in the
+	# grader's own process, whose output goes to grade.log).
+	mkdir -p "$h/hugo"
+	{
+		cat "$sol"
+		printf '%s\n' '#include <stdio.h>' '#include <string.h>' \
+			'__attribute__((constructor)) static void flood(void)' '{' \
+			'	static char line[1 << 20];' '	memset(line, 0x42, sizeof(line) - 1);' \
+			'	for (int i = 0; i < 50; i++)' '		fputs(line, stdout);' '}'
+	} >"$h/hugo/round_robin.c"
 	echo "not a submission" >"$h/README.txt"
 }
 
 hostile_roster_checks() {
-	local roster=$1 dir="$course/build/submissions" n
+	local roster=$1 n size
 	n=$(ex01_tests)
-	[[ $(roster_field "$roster" carol status) == *timeout* ]] &&
-		[ "$(json_get "$dir/carol/results.json" "len(d['tests'])")" = "$n" ] &&
-		grep -q 'time limit of 20 s' "$dir/carol/results.json" &&
-		pass "a hanging submission is stopped at SUB_TIMEOUT, status timeout, every test listed" ||
-		fail "carol (hangs): $(grep carol "$roster")"
+	[[ $(roster_field "$roster" carol status) == *hang* ]] &&
+		[ "$(roster_field "$roster" carol ex02)" = 100 ] &&
+		[ "$(json_get "$(sub_dir carol ex01+ex02)/results.json" "len([t for t in d['tests'] if t['name'].startswith('ex01')])")" = "$n" ] &&
+		pass "a lab whose tests hang: each is killed at its timeout, every test listed; the next lab still scores 100" ||
+		fail "carol (hangs in ex01): $(grep carol "$roster")"
 	[[ $(roster_field "$roster" dave status) == *crash* ]] &&
 		pass "a crashing submission (a zip of the file alone) is graded, status crash" ||
 		fail "dave (crashes): $(grep dave "$roster")"
-	[ "$(roster_field "$roster" erin status),$(roster_field "$roster" erin ex01)" = "missing,0" ] &&
-		grep -q 'round_robin.c is not in the submission' "$dir/erin/results.json" &&
-		pass "a missing student file scores 0 with a note saying so" ||
+	[ "$(roster_field "$roster" erin ex01)" = 0 ] && [[ $(roster_field "$roster" erin status) == missing* ]] &&
+		grep -q 'round_robin.c is not in the submission' "$(sub_dir erin ex01+ex02)/results.json" &&
+		grep -q 'NOTES.txt' "$(sub_dir erin ex01+ex02)/results.json" &&
+		pass "a missing student file scores 0 with a note saying so and listing what was handed in" ||
 		fail "erin (no file): $(grep erin "$roster")"
-	[ "$(roster_field "$roster" frank status)" = build-error ] &&
-		grep -q 'did not build.*no_such_field' "$dir/frank/results.json" &&
+	[[ $(roster_field "$roster" frank status) == build-error* ]] &&
+		grep -q 'did not build.*no_such_field' "$(sub_dir frank ex01+ex02)/results.json" &&
 		pass "a file that does not compile scores 0 with the compiler's message" ||
 		fail "frank (does not compile): $(grep frank "$roster")"
-	for s in carol dave erin frank; do
-		json_ok "$dir/$s/results.json" || fail "$s: results.json is not valid JSON"
+	size=$(du -sk "$course/build/submissions/gina" | cut -f1)
+	[ "$(roster_field "$roster" gina ex01)" -gt 0 ] 2>/dev/null && [ "$size" -lt 4096 ] &&
+		pass "a 50 MB output flood leaves $size KiB of logs for the submission (capped)" ||
+		fail "gina (floods): $(grep gina "$roster"), $size KiB of logs"
+	size=$(du -sk "$course/build/submissions/hugo" | cut -f1)
+	[ "$size" -lt 4096 ] && json_ok "$(sub_dir hugo ex01+ex02)/results.json" &&
+		pass "a 50 MB flood from a constructor leaves $size KiB of logs (grade.log capped)" ||
+		fail "hugo (constructor flood): $size KiB of logs"
+	for s in carol dave erin frank gina hugo; do
+		json_ok "$(sub_dir $s ex01+ex02)/results.json" || fail "$s: results.json is not valid JSON"
 	done
 }
 
@@ -356,10 +474,7 @@ hostile_checks() {
 	local roster="$course/build/submissions/roster.csv" left
 	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
 	make_hostile
-	# Not a guide command: SUB_TIMEOUT=20 keeps the hang short.  A hanging
-	# test costs its 5 s timeout, so carol needs 35 s and must be cut off;
-	# the others need ~3 s (a 6x margin on a loaded machine).
-	(cd "$course" && make -j2 grade-all SUBS=../hostile LAB=ex01 SUB_TIMEOUT=20) >"$tmp/hostile.log" 2>&1 ||
+	(cd "$course" && make -j2 grade-all SUBS=../hostile LAB=ex01,ex02) >"$tmp/hostile.log" 2>&1 ||
 		fail "grade-all of hostile submissions exited non-zero: $(tail -3 "$tmp/hostile.log" | tr '\n' ' ')"
 	grep -q 'skipped README.txt' "$tmp/hostile.log" && pass "grade-all names and skips a file that is no submission" ||
 		fail "grade-all did not report README.txt as skipped"
@@ -368,10 +483,76 @@ hostile_checks() {
 		grep -cF "$course/build/submissions/carol" || true)
 	[ "$left" = 0 ] && pass "nothing of the hanging submission is left running" ||
 		fail "$left processes of carol's grading are still running"
-	# -j2: while carol hung, the other three were graded beside her.
-	[ "$course/build/submissions/frank/results.json" -ot "$course/build/submissions/carol/results.json" ] &&
+	# -j2: while carol hung, the others were graded beside her.
+	[ "$(sub_dir frank ex01+ex02)/results.json" -ot "$(sub_dir carol ex01+ex02)/results.json" ] &&
 		pass "grade-all -j2 grades submissions in parallel (frank finished while carol hung)" ||
 		fail "grade-all -j2 did not run submissions in parallel"
+	# A lab's own limit: ex01 cut at 4 s (less than one test's 5 s timeout,
+	# so it strikes whatever the harness runs at once), ex02 still graded.
+	(cd "$course" && make grade-submission SUB=../hostile/carol LAB=ex01,ex02 LAB_TIMEOUT=ex01:4) >"$tmp/labto.log" 2>&1
+	[ "$(awk -F'\t' '{ printf "%s:%s ", $4, $2 }' "$(sub_dir carol ex01+ex02)/summary.tsv")" = "timeout:0 graded:100 " ] &&
+		grep -q 'ex01 ran past its time limit of 4 s' "$(sub_dir carol ex01+ex02)/results.json" &&
+		pass "LAB_TIMEOUT=ex01:4: the hanging lab is stopped at its own limit and says so; the next lab still scores 100" ||
+		fail "LAB_TIMEOUT=ex01:4: $(tr '\t\n' ' ;' <"$(sub_dir carol ex01+ex02)/summary.tsv" 2>/dev/null)"
+	# The whole-submission limit still holds, and says so.
+	(cd "$course" && make grade-submission SUB=../hostile/carol LAB=ex01 SUB_TIMEOUT=8) >"$tmp/subto.log" 2>&1
+	grep -q 'ran past its time limit of 8 s' "$(sub_dir carol)/results.json" &&
+		[[ $(cat "$(sub_dir carol)/status") == *timeout* ]] &&
+		pass "SUB_TIMEOUT=8 stops a whole submission at 8 s, status timeout" ||
+		fail "SUB_TIMEOUT=8: $(cat "$(sub_dir carol)/status" 2>/dev/null)"
+}
+
+# ---- batch grading: lab by lab, warnings, the shared suite ------------------
+
+batch_checks() {
+	local b="$tmp/course/batch" roster="$course/build/submissions/roster.csv" res
+	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
+	rm -rf "$course/build/submissions"
+	mkdir -p "$b/hal" "$b/ivy"
+	# hal: ex01 right but with an unused variable; ex02 right.
+	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tint unused_here = 0;/}' "$sol" >"$b/hal/round_robin.c"
+	cp "$repo/solutions/ex02_lag_meter/lag_meter.c" "$b/hal/"
+	cp "$wrong" "$b/ivy/round_robin.c"
+	(cd "$course" && make -j2 grade-all SUBS=../batch LAB=ex01 && make -j2 grade-all SUBS=../batch LAB=ex02) \
+		>"$tmp/batch.log" 2>&1 || fail "grade-all lab by lab exited non-zero: $(tail -3 "$tmp/batch.log" | tr '\n' ' ')"
+	[ "$(roster_field "$roster" hal ex01),$(roster_field "$roster" hal ex02),$(roster_field "$roster" hal total)" = "100,100,200" ] &&
+		pass "grade-all LAB=ex01 then LAB=ex02: the roster keeps both labs (hal 100+100)" ||
+		fail "lab by lab: $(tr '\n' ' ' <"$roster")"
+	grep -q "unused variable.*unused_here" "$(sub_dir hal)/warnings.txt" 2>/dev/null &&
+		pass "a warning in the student file is shown and costs nothing (hal's ex01: 100)" ||
+		fail "hal's warning was not reported: $(cat "$(sub_dir hal)/warnings.txt" 2>/dev/null)"
+	# Regrading ex01 with STUDENT_WERROR=1: hal's warning now fails his build;
+	# KEEP=best keeps his earlier 100, latest (the default) the new 0.
+	(cd "$course" && make grade-all SUBS=../batch LAB=ex01 STUDENT_WERROR=1 KEEP=best) >"$tmp/batch2.log" 2>&1
+	[ "$(cat "$(sub_dir hal)/status")" = build-error ] && [ "$(roster_field "$roster" hal ex01)" = 100 ] &&
+		pass "STUDENT_WERROR=1 fails a build on a warning; KEEP=best keeps the earlier 100" ||
+		fail "STUDENT_WERROR=1/KEEP=best: hal $(cat "$(sub_dir hal)/status" 2>/dev/null), roster $(grep '^hal,' "$roster")"
+	(cd "$course" && python3 common/workflow/roster.py build/submissions latest)
+	[ "$(roster_field "$roster" hal ex01)" = 0 ] &&
+		pass "KEEP=latest (the default) keeps the newest result of a lab" ||
+		fail "KEEP=latest: $(grep '^hal,' "$roster")"
+	shared_suite_checks
+}
+
+# A submission that rewrote the shared template must not change another's
+# grade: its copy no longer matches the digest, so it gets a fresh suite.
+shared_suite_checks() {
+	local t="$tmp/tpl" work="$tmp/tpl-work" digest
+	bash "$repo/common/workflow/suite.sh" "$course" "$t" ex01 >"$tmp/tpl.log" 2>&1 || { fail "suite.sh: $(tail -2 "$tmp/tpl.log")"; return; }
+	digest=$(wf_tree_digest "$t")
+	# what a hostile submission would do: a grader that passes everything
+	sed -i 's|^#include "trace.h"$|&\n#undef GRADE_EXPECT_STR\n#define GRADE_EXPECT_STR(got, want) ((void)(got), (void)(want))|' \
+		"$t/labs/ex01_round_robin/grade.c"
+	rm -f "$t/build/grader/ex01"
+	YL_LAB=ex01 bash "$repo/common/workflow/grade_submission.sh" --template "$t" --digest "$digest" \
+		--source "$course" --sub "$tmp/course/batch/ivy" --work "$work" --quiet >"$tmp/tpl-grade.log" 2>&1
+	[ "$(json_get "$work/results.json" "d['score']")" = "$(roster_field "$tmp/roster-good.csv" bob ex01)" ] &&
+		grep -q 'shared suite had changed' "$work/grade.log" &&
+		pass "grade-all: a copy of a tampered shared suite is detected and replaced (ivy keeps her $(roster_field "$tmp/roster-good.csv" bob ex01)/100)" ||
+		fail "tampered template: ivy scored $(json_get "$work/results.json" "d['score']" 2>/dev/null); $(tail -2 "$tmp/tpl-grade.log")"
+	[ -z "$(find "$course/build/submissions" -maxdepth 1 -name '.suite-*')" ] &&
+		pass "grade-all removes its read-only shared template when done" ||
+		fail "grade-all left its template in build/submissions"
 }
 
 # ---- Gradescope ---------------------------------------------------------------
@@ -382,47 +563,89 @@ zip_checks() {
 	import sys, zipfile
 	z = zipfile.ZipFile(sys.argv[1])
 	names = set(z.namelist())
-	for top in ("setup.sh", "run_autograder", "autograder.conf", "yieldlab/Makefile"):
+	for top in ("setup.sh", "run_autograder", "finish.py", "autograder.conf", "yieldlab/Makefile"):
 	    assert top in names, top + " is not in the zip"
 	    if top in ("setup.sh", "run_autograder"):
 	        assert (z.getinfo(top).external_attr >> 16) & 0o111, top + " is not executable"
 	assert not any(n.startswith("yieldlab/solutions") for n in names), "solutions/ is in the zip"
-	assert "LAB=ex01" in z.read("autograder.conf").decode(), "autograder.conf does not name ex01"
+	conf = z.read("autograder.conf").decode()
+	assert "LAB=ex01" in conf, "autograder.conf does not name ex01"
+	assert "VISIBILITY=after_due_date" in conf, "autograder.conf lacks VISIBILITY=after_due_date"
 	PY
-	[ $? -eq 0 ] && pass "the autograder zip: setup.sh, run_autograder (executable) on top, no solutions/" ||
+	[ $? -eq 0 ] && pass "the autograder zip: setup.sh, run_autograder (executable), finish.py, autograder.conf on top, no solutions/" ||
 		fail "the autograder zip: $(tail -1 "$tmp/zip.log")"
 }
 
-# run_autograder_on DIR: grades the submission DIR in a fresh simulated
-# /autograder; prints the root.
+# run_autograder_on DIR [CONF_LINES]: grades the submission DIR in a fresh
+# simulated /autograder (CONF_LINES appended to autograder.conf); prints
+# the root.
 run_autograder_on() {
 	local ag
 	ag="$tmp/ag-$(basename "$1")"
-	mkdir -p "$ag/source" "$ag/results"
+	rm -rf "$ag" && mkdir -p "$ag/source" "$ag/results"
 	cp -a "$1" "$ag/submission"
 	(cd "$ag/source" && python3 -m zipfile -e "$course/dist/yieldlab-autograder.zip" .)
+	[ -n "${2:-}" ] && printf '%s\n' "$2" >>"$ag/source/autograder.conf"
 	YIELDLAB_AUTOGRADER_ROOT="$ag" bash "$ag/source/setup.sh" >"$ag/setup.log" 2>&1 &&
 		YIELDLAB_AUTOGRADER_ROOT="$ag" bash "$ag/source/run_autograder" >"$ag/run.log" 2>&1
 	echo "$ag"
 }
 
 gradescope_checks() {
-	local ag res roster="$tmp/roster-good.csv"
+	local ag res roster="$tmp/roster-good.csv" up="$tmp/course/uploads"
 	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
-	doc "$course" "$tmp/ag.log" "make autograder LAB=ex01" || { fail "make autograder LAB=ex01"; return; }
+	doc "$course" "$tmp/ag.log" "make autograder LAB=ex01 VISIBILITY=after_due_date" || { fail "make autograder LAB=ex01"; return; }
 	zip_checks
-	ag=$(run_autograder_on "$tmp/course/submissions/bob")
+	doc "$course" "$tmp/sim.log" "bash common/gradescope/simulate.sh dist/yieldlab-autograder.zip ../submissions/alice.tar.gz" &&
+		[ "$(json_get "$course/build/gradescope-sim/results/results.json" "d['score']")" = 100 ] &&
+		grep -q '^score: 100 ' "$tmp/sim.log" && [ -d "$course/build/gradescope-sim/source/yieldlab" ] &&
+		pass "simulate.sh: the README's local Gradescope run grades alice's uploaded tarball 100" ||
+		fail "simulate.sh: $(tail -3 "$tmp/sim.log" | tr '\n' ' ')"
+	ag=$(run_autograder_on "$tmp/course/submissions/bob" \
+		"$(printf 'VISIBILITY.ex01.two_tasks_alternate_strictly=hidden\nOUTPUT=Graded by yieldlab')")
 	res="$ag/results/results.json"
 	json_ok "$res" && [ "$(json_get "$res" "d['score']")" = "$(roster_field "$roster" bob ex01)" ] &&
 		[ "$(json_get "$res" "len(d['tests'])")" = "$(ex01_tests)" ] &&
 		pass "run_autograder in a simulated /autograder: bob scores as in grade-all" ||
 		fail "run_autograder on bob: $(tail -n 3 "$ag/setup.log" "$ag/run.log" | tr '\n' ' ')"
+	[ "$(json_get "$res" "[t['visibility'] for t in d['tests'] if t['name'].endswith('/two_tasks_alternate_strictly')][0]")" = hidden ] &&
+		[ "$(json_get "$res" "sorted({t['visibility'] for t in d['tests'] if not t['name'].endswith('/two_tasks_alternate_strictly')})")" = "['after_due_date']" ] &&
+		[ "$(json_get "$res" "d['stdout_visibility']")" = hidden ] &&
+		pass "autograder.conf visibility: per test (hidden) over per assignment (after_due_date); stdout hidden" ||
+		fail "visibility: $(json_get "$res" "[(t['name'], t.get('visibility')) for t in d['tests']]")"
+	json_get "$res" "d['output']" | grep -q '^Graded by yieldlab' &&
+		json_get "$res" "d['output']" | grep -Eq "^ex01_round_robin +$(roster_field "$roster" bob ex01)/100" &&
+		[ "$(json_get "$res" "d['output_format']")" = text ] &&
+		pass "the top-level output: the instructor's line, then each lab's score" ||
+		fail "top-level output: $(json_get "$res" "d.get('output')" | head -3 | tr '\n' ' ')"
+	# The handout tarball uploaded as it is, nested in the submission folder.
+	ag=$(run_autograder_on "$up/tarball" "STUDENT_WERROR=1")
+	res="$ag/results/results.json"
+	[ "$(json_get "$res" "d['score']")" = 100 ] &&
+		pass "run_autograder: the handout tarball uploaded as it is scores 100" ||
+		fail "run_autograder on an uploaded tarball: $(tail -3 "$ag/run.log" | tr '\n' ' ')"
+	ag=$(run_autograder_on "$tmp/course/batch/hal" "STUDENT_WERROR=1")
+	res="$ag/results/results.json"
+	[ "$(json_get "$res" "d['score']")" = 0 ] && grep -q 'unused_here' "$res" &&
+		pass "run_autograder: STUDENT_WERROR=1 in autograder.conf fails a build on a warning, and says which" ||
+		fail "run_autograder with STUDENT_WERROR=1: $(json_get "$res" "d['score']")"
 	mkdir -p "$tmp/empty"
+	ag=$(run_autograder_on "$tmp/empty" "VISIBILITY=sometimes")
+	res="$ag/results/results.json"
+	[ ! -s "$res" ] && grep -q 'VISIBILITY=sometimes: must be one of' "$ag/setup.log" &&
+		pass "setup.sh refuses an autograder.conf with a bad setting, naming it" ||
+		fail "a bad VISIBILITY was not refused: $(tail -2 "$ag/setup.log" | tr '\n' ' ')"
 	ag=$(run_autograder_on "$tmp/empty")
 	res="$ag/results/results.json"
 	json_ok "$res" && [ "$(json_get "$res" "d['score']")" = 0 ] && grep -q 'not in the submission' "$res" &&
 		pass "run_autograder on an empty submission: 0, and says the file is missing" ||
 		fail "run_autograder on an empty submission: $(tail -3 "$ag/run.log" | tr '\n' ' ')"
+	doc "$course" "$tmp/ags.log" "make autograders" &&
+		[ "$(ls "$course"/dist/yieldlab-autograder-ex*.zip | wc -l)" = "$(labs_of "$repo" | wc -l)" ] &&
+		python3 -c 'import sys,zipfile; assert "LAB=ex02" in zipfile.ZipFile(sys.argv[1]).read("autograder.conf").decode()' \
+			"$course/dist/yieldlab-autograder-ex02.zip" &&
+		pass "make autograders: one zip per lab, each naming its lab" ||
+		fail "make autograders: $(ls "$course/dist" | tr '\n' ' ')"
 }
 
 # ---- the guides cannot drift from the code ----------------------------------
@@ -433,20 +656,24 @@ guide_checks() {
 		n=$((n + 1))
 		[ "$cmd" = "make check" ] && continue   # running now
 		if ! grep -qxF -- "$cmd" "$ran"; then
-			fail "README.md shows '$cmd', which make check does not run"
+			fail "README.md or common/gradescope/README.md shows '$cmd', which make check does not run"
 			bad=1
 		fi
 	done < <(awk '/^[ \t]*```/ { inside = ($0 ~ /^[ \t]*```sh$/); next }
 		inside { sub(/^[ \t]+/, ""); sub(/[ \t]+#.*$/, ""); if ($0 != "") print }' \
-		"$repo/README.md")
+		"$repo/README.md" "$repo/common/gradescope/README.md")
 	[ "$n" -gt 0 ] || { fail "README.md shows no command (no \`\`\`sh block)"; return; }
 	[ $bad = 0 ] && pass "every command README.md shows ($n) was run above"
 }
 
+SECONDS=0
 handout_checks
 student_checks
 instructor_checks
 submission_checks
+upload_checks
 hostile_checks
+batch_checks
 gradescope_checks
 guide_checks
+echo "workflow: $SECONDS s"

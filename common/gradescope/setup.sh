@@ -23,8 +23,13 @@ if ! dpkg -s "${pkgs[@]}" >/dev/null 2>&1; then
 	}
 fi
 
-lab=$(sed -n 's/^LAB=//p' "$src/autograder.conf" 2>/dev/null | head -1)
-bash "$src/yieldlab/common/workflow/suite.sh" "$src/yieldlab" "$src/template" "$lab" || {
+python3 "$src/finish.py" --check "$src/autograder.conf" || {
+	echo "setup.sh: fix autograder.conf (above) and upload the zip again" >&2
+	exit 1
+}
+lab=$(sed -n 's/^[[:space:]]*LAB[[:space:]]*=[[:space:]]*//p' "$src/autograder.conf" 2>/dev/null | tail -1 | sed 's/[[:space:]]*$//')
+YL_WERROR=$(sed -n 's/^[[:space:]]*WERROR[[:space:]]*=[[:space:]]*//p' "$src/autograder.conf" 2>/dev/null | tail -1 | sed 's/[[:space:]]*$//') \
+	bash "$src/yieldlab/common/workflow/suite.sh" "$src/yieldlab" "$src/template" "$lab" || {
 	echo "setup.sh: the suite in $src/yieldlab does not build" >&2
 	exit 1
 }

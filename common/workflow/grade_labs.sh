@@ -1,56 +1,115 @@
 #!/usr/bin/env bash
-# The part of grading one submission that runs its code, under the time
-# limit (grade_submission.sh starts it with timeout and setsid).  For each
-# lab of the pristine suite in WORK/suite: find the student file in the
-# submission, copy it (only it) in, and run that lab's make grade.
+# The part of grading one submission that runs its code (grade_submission.sh
+# starts it under the submission's overall limit, in a session of its own).
+# For each lab of the pristine suite in WORK/suite: find the student file in
+# the submission, copy it (only it) in, and run that lab's make grade under
+# the lab's own time limit, in a session of its own, so one lab's hang costs
+# that lab and no other.
 #
-#   grade_labs.sh WORK SUBMISSION_ROOT quiet|loud
+#   grade_labs.sh WORK quiet|loud
 #
-# Leaves WORK/state/<lab>: graded, missing or build-error.  A lab with no
-# state when this ends (the limit struck) is completed by the caller.
+# Reads WORK/roots (the folders to search, one a line) and, from the
+# environment: YL_LAB_TIMEOUT ("90", "ex01:90,ex03:120" or both: seconds per
+# lab; default: the lab's test timeouts, scaled, plus YL_BUILD_TIMEOUT,
+# 60 s, to compile), YL_STUDENT_WERROR and YL_WERROR (passed to make),
+# YL_LOG_CAP (bytes of make output kept per lab, 256 KiB).
+# Leaves WORK/state/<lab>: graded, missing, build-error or timeout;
+# WORK/warnings/<lab>.txt (the compiler's words on the student file).  A lab
+# with no state when this ends (the overall limit struck) is completed by
+# the caller.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-work=$1 root=$2 loud=$3
+work=$1 loud=$2
 # The session is ours: whatever is left of it when we are done gets killed.
 echo $$ >"$work/session"
 suite="$work/suite"
 meta="$suite/build/workflow"
 max_bytes=$((1024 * 1024))
+log_cap=${YL_LOG_CAP:-262144}
+mkdir -p "$work/warnings"
 
-# top_dirs: ROOT and each folder at its top (a tarball of yieldlab/, a zip
-# that macOS wrapped), where a student's tree may start.
-top_dirs() {
-	local d
-	printf '%s\n' "$root"
-	for d in "$root"/*/; do
-		[ -d "$d" ] || continue
-		case $(basename "$d") in __MACOSX | labs) continue ;; esac
-		printf '%s\n' "${d%/}"
-	done
+# shown PATH: a found file as the student knows it: relative to the
+# submission, or "archive.zip: path/in/it".
+shown() {
+	local p=$1 r
+	while IFS= read -r r; do
+		[ -n "$r" ] || continue
+		case $p in "$r"/*) p=${p#"$r"/}; break ;; esac
+	done <"$work/roots"
+	sed 's|\.d/|: |' <<<"$p"
 }
 
-# find_student LAB FILE ALONE: the submission's copy of LAB's student file:
-# labs/LAB/FILE in a tree, LAB/FILE, or FILE alone when ALONE=1 (no other
-# lab uses that name).  Prints nothing when there is none.
+# all_files: every file of the submission (archives unpacked), NUL-separated.
+all_files() {
+	local r
+	while IFS= read -r r; do
+		[ -d "$r" ] || continue
+		find "$r" -maxdepth 10 \( -name __MACOSX -o -name .git \) -prune -o \
+			\( -type f -o -type l \) -print0
+	done <"$work/roots"
+}
+
+# found_list: up to 25 files of the submission, for a "missing" message.
+found_list() {
+	local n=0 p total
+	total=$(all_files | tr -cd '\0' | wc -c)
+	[ "$total" -gt 0 ] || { echo "The submission holds no file at all."; return; }
+	echo "The submission holds $total file(s):"
+	while IFS= read -r -d '' p; do
+		n=$((n + 1))
+		[ $n -le 25 ] || { echo "  ... and $((total - 25)) more"; break; }
+		echo "  $(shown "$p")"
+	done < <(all_files | sort -z)
+}
+
+# find_student LAB FILE ALONE: prints the one copy of LAB's student file to
+# grade.  Copies identical to a file of the suite (the stub, say) count
+# only when there is no other;
+# then copies in a folder named after the lab (labs/LAB/FILE, LAB/FILE,
+# exNN/FILE, at any depth) come first; FILE anywhere else counts only when
+# ALONE=1 (no other lab uses that name).  Identical copies (a tree and its
+# tarball) are one.  Exit 1, printing the copies, when they differ.
 find_student() {
-	local lab=$1 file=$2 alone=$3 base cand
-	while IFS= read -r base; do
-		for cand in "$base/labs/$lab/$file" "$base/$lab/$file"; do
-			if [ -e "$cand" ] || [ -L "$cand" ]; then
-				printf '%s\n' "$cand"
-				return
-			fi
-		done
-		if [ "$alone" = 1 ] && { [ -e "$base/$file" ] || [ -L "$base/$file" ]; }; then
-			printf '%s\n' "$base/$file"
-			return
-		fi
-	done < <(top_dirs)
+	local lab=$1 file=$2 alone=$3 id=${1%%_*} p strong=() weak=() pick=() worked=() sums suite_sums
+	while IFS= read -r -d '' p; do
+		[ "$(basename "$p")" = "$file" ] || continue
+		case $p in
+		*/"$lab/$file" | */"$id/$file") strong+=("$p") ;;
+		*) weak+=("$p") ;;
+		esac
+	done < <(all_files | sort -z)
+	# A copy of one of the suite's own files (the untouched stub, a file
+	# of the handout uploaded beside the real work) is never anyone's
+	# answer: it counts only when nothing else is there.
+	suite_sums=$(find "$suite" -path "$suite/build" -prune -o -type f -name "$file" -print0 |
+		xargs -0 -r sha256sum | cut -c1-64)
+	[ "$alone" = 1 ] || weak=()
+	mapfile -t worked < <(for p in "${strong[@]}" "${weak[@]}"; do
+		[ -L "$p" ] || ! grep -qxF "$(sha256sum <"$p" | cut -c1-64)" <<<"$suite_sums" && printf '%s\n' "$p"
+	done)
+	if [ ${#worked[@]} -gt 0 ]; then
+		mapfile -t strong < <(printf '%s\n' "${strong[@]}" | grep -xFf <(printf '%s\n' "${worked[@]}"))
+		mapfile -t weak < <(printf '%s\n' "${weak[@]}" | grep -xFf <(printf '%s\n' "${worked[@]}"))
+	else
+		weak=()   # only the suite's own files: at most the stub is graded
+	fi
+	if [ ${#strong[@]} -gt 0 ]; then pick=("${strong[@]}")
+	elif [ ${#weak[@]} -gt 0 ]; then pick=("${weak[@]}")
+	else return 0; fi
+	sums=$(for p in "${pick[@]}"; do
+		if [ -L "$p" ]; then echo "link:$p"; else sha256sum <"$p"; fi
+	done | sort -u | wc -l)
+	if [ "$sums" -gt 1 ]; then
+		for p in "${pick[@]}"; do shown "$p"; done
+		return 1
+	fi
+	printf '%s\n' "${pick[0]}"
 }
 
-# note LAB STATUS TEXT: every test of LAB scores 0 with TEXT as its output.
+# note LAB STATUS TEXT: every test of LAB without a result scores 0 with
+# TEXT as its output.
 note() {
 	printf '%s\n' "$3" >"$work/note.txt"
 	"$suite/build/bin/grade-note" --out "$suite/build/grade" --lab "$1" \
@@ -62,20 +121,62 @@ say() {
 	else printf '%s\n' "$*" >>"$work/grade.log"; fi
 }
 
+# cap_stream BYTES: passes at most BYTES through, drains the rest, and
+# says how much was cut (a flood must neither fill the disk nor block).
+cap_stream() {
+	local cut
+	head -c "$1"
+	cut=$(wc -c)
+	[ "$cut" -gt 0 ] && printf '\n[... %d more bytes of output cut]\n' "$cut"
+	return 0
+}
+
+lab_limit() { wf_lab_limit "$meta/lists/$1.list" "${1%%_*}"; }
+
+# run_lab ID LIMIT LOG: the lab's make grade in its own session under
+# LIMIT; rc is its status (124 or 137: the limit struck).  Whatever it
+# leaves in that session is killed.
+run_lab() {
+	local sess="$work/lab.session" fifo="$work/lab.fifo" sid capper
+	rm -f "$sess" "$fifo"
+	mkfifo "$fifo" || { rc=1; return; }
+	# Not a pipe we wait on: what is left of the session still holds its
+	# write end, so it is killed first, and only then is the log complete.
+	cap_stream "$log_cap" <"$fifo" >"$3" &
+	capper=$!
+	(
+		wf_clean_env
+		exec timeout --kill-after=5 "$2" setsid --wait bash -c \
+			'echo $$ >"$0"; exec "$@"' "$sess" \
+			make -s --no-print-directory -C "$suite" BUILD=build grade LAB="$1" \
+			STUDENT_WERROR="${YL_STUDENT_WERROR:-0}" WERROR="${YL_WERROR:-1}"
+	) </dev/null >"$fifo" 2>&1
+	rc=$?
+	sid=$(cat "$sess" 2>/dev/null)
+	[[ $sid =~ ^[0-9]+$ ]] && pkill -KILL -s "$sid" 2>/dev/null
+	wait "$capper"
+	rm -f "$sess" "$fifo"
+}
+
 # grade_lab LAB FILE SRC: copies SRC in and grades LAB; records the state.
 grade_lab() {
-	local lab=$1 file=$2 src=$3 id=${1%%_*} log="$work/$1.make.log" ran count
+	local lab=$1 file=$2 src=$3 id=${1%%_*} log="$work/$1.make.log" ran count limit
 	cp "$src" "$suite/labs/$lab/$file" && touch "$suite/labs/$lab/$file"
-	say "== $id: grading ${src#"$root"/}"
-	if [ "$loud" = loud ]; then
-		wf_make "$suite" BUILD=build grade LAB="$id" </dev/null 2>&1 | tee "$log"
-	else
-		wf_make "$suite" BUILD=build grade LAB="$id" </dev/null >"$log" 2>&1
-	fi
+	limit=$(lab_limit "$lab")
+	say "== $id: grading $(shown "$src") (time limit $limit s)"
+	run_lab "$id" "$limit" "$log"
+	[ "$loud" = loud ] && cat "$log"
 	cat "$log" >>"$work/grade.log"
+	grep -E "^labs/$lab/$file:[0-9]+:[0-9]+: (warning|error)" "$log" |
+		sed "s|^labs/$lab/||" | head -40 >"$work/warnings/$lab.txt"
 	ran=$(wf_frag_field "$suite/build/grade/labs/$lab.frag" 5)
 	count=$(grep -c . "$meta/lists/$lab.list")
-	if [ -z "$ran" ]; then
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		echo timeout >"$work/state/$lab"
+		say "== $id: ran past its time limit of $limit s; the other labs are graded"
+		echo "$id ran past its time limit of $limit s: its tests without a result score 0" >>"$work/warnings/$lab.txt"
+		note "$lab" timeout "not graded: $id ran past its time limit of $limit s (its tests' timeouts plus time to build), so its remaining tests score 0. The other labs were graded."
+	elif [ -z "$ran" ]; then
 		echo build-error >"$work/state/$lab"
 		note "$lab" error "$(printf '%s did not build, so %s scores 0. The compiler said:\n\n%s' \
 			"$file" "$id" "$(grep -Ev '^(make|  (CC|LD|AR) )' "$log" | tail -60)")"
@@ -87,28 +188,33 @@ grade_lab() {
 	fi
 }
 
+# missing LAB FILE PROBLEM [DETAIL]: the lab scores 0 and says why.
+missing() {
+	say "== ${1%%_*}: $2 $3: 0 points"
+	echo missing >"$work/state/$1"
+	note "$1" error "$(printf '%s %s, so %s scores 0.%s' "$2" "$3" "${1%%_*}" "${4:+$'\n\n'$4}")"
+}
+
 # A file name that only one lab uses may also be handed in alone.
 names=$(awk '{ print $2 }' "$meta/labs.txt" | sort | uniq -d)
 while read -r lab file; do
 	alone=1
 	[ -n "$names" ] && grep -qxF "$file" <<<"$names" && alone=0
-	src=$(find_student "$lab" "$file" "$alone")
-	problem=
-	if [ -z "$src" ]; then
-		problem="is not in the submission"
-	elif [ -L "$src" ] || [ ! -f "$src" ]; then
-		problem="is not a regular file (a link or a folder is not graded)"
-	elif [ "$(stat -c %s "$src")" -gt "$max_bytes" ]; then
-		problem="is larger than 1 MiB"
-	fi
-	if [ -n "$problem" ]; then
-		say "== ${lab%%_*}: $file $problem: 0 points"
-		echo missing >"$work/state/$lab"
-		where=
-		[ -z "$src" ] && where=$(printf '\nLooked for labs/%s/%s (a copy of the whole tree, or an archive of it)%s.' \
-			"$lab" "$file" "$([ "$alone" = 1 ] && echo " and $file on its own")")
-		note "$lab" error "$(printf '%s %s, so %s scores 0.%s' "$file" "$problem" "${lab%%_*}" "$where")"
+	if ! copies=$(find_student "$lab" "$file" "$alone"); then
+		missing "$lab" "$file" "is in the submission more than once, with different contents" \
+			"$(printf 'Found:\n%s\n\nKeep one copy (or hand in one tree) and submit again.' "$(sed 's/^/  /' <<<"$copies")")"
 		continue
 	fi
-	grade_lab "$lab" "$file" "$src"
+	src=$copies
+	if [ -z "$src" ]; then
+		where="Looked for labs/$lab/$file or $lab/$file at any depth (a tree, or an archive of it)$([ "$alone" = 1 ] && echo ", and $file anywhere")."
+		[ -s "$work/unpack.err" ] && where+=$'\n'"Unpacking the archives: $(head -c 1500 "$work/unpack.err")"
+		missing "$lab" "$file" "is not in the submission" "$(printf '%s\n%s' "$where" "$(found_list)")"
+	elif [ -L "$src" ] || [ ! -f "$src" ]; then
+		missing "$lab" "$file" "is not a regular file (a link or a folder is not graded)"
+	elif [ "$(stat -c %s "$src")" -gt "$max_bytes" ]; then
+		missing "$lab" "$file" "is larger than 1 MiB"
+	else
+		grade_lab "$lab" "$file" "$src"
+	fi
 done <"$meta/labs.txt"

@@ -4,15 +4,20 @@
 # run_autograder.
 #
 #   grade_submission.sh --template DIR --sub PATH --work DIR
-#                       [--limit SECONDS] [--quiet]
+#                       [--digest SHA256 --source SUITE] [--limit SECONDS] [--quiet]
 #
 # PATH: a student's tree, or a .tar/.tar.gz/.tgz/.zip of it, or a folder
-# holding only student files.  Leaves in WORK: results.json (Gradescope's
+# holding student files, trees or such archives (unpacked safely, see
+# unpack.py; nested folders are searched, see grade_labs.sh).  Leaves in WORK: results.json (Gradescope's
 # format, every test of every selected lab), grade/ (per-lab fragments and
-# each test's log), grade.log, summary.tsv (lab score max state) and
-# status.  The code runs under an overall limit (default: every test
-# running into its timeout, plus two minutes to build) in its own session,
-# and whatever it leaves running is killed.  Exit 0 when results.json was
+# each test's log, each cut to YL_LOG_CAP bytes), grade.log, summary.tsv
+# (lab score max state), warnings.txt (the compiler's warnings on the
+# student files) and status.  Each lab runs under its own limit (see
+# grade_labs.sh), all of it under an overall one (default: the labs'
+# limits added up, plus a minute) in its own session, and whatever it
+# leaves running is killed.  Settings come from the environment:
+# YL_LAB_TIMEOUT, YL_BUILD_TIMEOUT, YL_STUDENT_WERROR, YL_WERROR,
+# YL_LOG_CAP.  Exit 0 when results.json was
 # written, 1 when not, 2 on bad arguments.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,17 +25,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 usage() {
 	echo "yieldlab: $1" >&2
-	echo "usage: grade_submission.sh --template DIR --sub PATH --work DIR [--limit SECONDS] [--quiet]" >&2
+	echo "usage: grade_submission.sh --template DIR --sub PATH --work DIR [--digest SHA256 --source SUITE] [--limit SECONDS] [--quiet]" >&2
 	exit 2
 }
 
-template='' sub='' work='' limit='' loud=loud
+template='' sub='' work='' limit='' loud=loud digest='' source=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--template) template=${2:-}; shift 2 || usage "--template needs a value" ;;
 	--sub) sub=${2:-}; shift 2 || usage "--sub needs a value" ;;
 	--work) work=${2:-}; shift 2 || usage "--work needs a value" ;;
 	--limit) limit=${2:-}; shift 2 || usage "--limit needs a value" ;;
+	--digest) digest=${2:-}; shift 2 || usage "--digest needs a value" ;;
+	--source) source=${2:-}; shift 2 || usage "--source needs a value" ;;
 	--quiet) loud=quiet; shift ;;
 	*) usage "unknown argument '$1'" ;;
 	esac
@@ -39,42 +46,55 @@ done
 [ -f "$template/build/workflow/labs.txt" ] || usage "'$template' is not a suite built by suite.sh"
 [ -e "$sub" ] || usage "no submission at '$sub'"
 [ -z "$limit" ] || [[ $limit =~ ^[1-9][0-9]*$ ]] || usage "the time limit must be whole seconds, not '$limit'"
+wf_check_lab_timeout "${YL_LAB_TIMEOUT:-}" ||
+	usage "LAB_TIMEOUT must be seconds, or exNN:seconds items, comma-separated, not '${YL_LAB_TIMEOUT:-}'"
 
 meta="$work/suite/build/workflow"
 out="$work/suite/build/grade"
 
-# default_limit: every listed test running into its (scaled) timeout, plus
-# 120 s to copy and compile: a submission cannot need more unless it hangs
-# outside a test.
+# default_limit: the labs' own limits (grade_labs.sh) added up, plus a
+# minute to unpack, copy and report.
 default_limit() {
-	awk -v scale="${YIELDLAB_TIMEOUT_SCALE:-1}" '
-		$3 == "pts" { sum += $4 }
-		END { if (scale < 1) scale = 1; printf "%d\n", sum * scale + 120 }
-	' "$meta"/lists/*.list
+	local lab sum=60
+	while read -r lab _; do
+		sum=$((sum + $(wf_lab_limit "$meta/lists/$lab.list" "${lab%%_*}")))
+	done <"$meta/labs.txt"
+	echo "$sum"
 }
 
-# unpack: sets root to the folder holding the submission's files.
+# unpack: sets root (where the submission's files are, empty for an
+# archive) and writes WORK/roots, the folders to search for student files:
+# the submission's folder, and WORK/unpacked/<archive>.d/ for the archive
+# it is or each archive it holds (unpack.py: no path leaves its folder,
+# no links, size caps).  What was skipped goes to WORK/unpack.err.
 unpack() {
-	local dest="$work/unpacked"
+	local dest="$work/unpacked" archives=()
+	: >"$work/unpack.err"
 	if [ -d "$sub" ]; then
 		root=$sub
-		return 0
+		printf '%s\n' "$root" >"$work/roots"
+		mapfile -d '' archives < <(find "$sub" -maxdepth 4 \( -name __MACOSX -o -name .git \) -prune -o \
+			-type f \( -iname '*.tar' -o -iname '*.tar.gz' -o -iname '*.tgz' -o -iname '*.tar.xz' \
+			-o -iname '*.tar.bz2' -o -iname '*.zip' \) -print0 | sort -z | head -z -n 20)
+		[ ${#archives[@]} -gt 0 ] || return 0
+	else
+		root=
+		: >"$work/roots"
+		case $sub in
+		*.tar | *.tar.gz | *.tgz | *.tar.xz | *.tar.bz2 | *.zip) archives=("$sub") ;;
+		*)
+			echo "not a folder, nor a .tar, .tar.gz, .tgz or .zip archive" >"$work/unpack.err"
+			return 1 ;;
+		esac
 	fi
-	mkdir -p "$dest"
-	root=$dest
-	case $sub in
-	*.tar | *.tar.gz | *.tgz | *.tar.xz | *.tar.bz2)
-		tar -xf "$sub" -C "$dest" --no-same-owner --no-same-permissions 2>"$work/unpack.err" ;;
-	*.zip)
-		if command -v unzip >/dev/null 2>&1; then
-			unzip -qq -o "$sub" -d "$dest" >"$work/unpack.err" 2>&1
-		else
-			python3 -m zipfile -e "$sub" "$dest" 2>"$work/unpack.err"
-		fi ;;
-	*)
-		echo "not a folder, nor a .tar, .tar.gz, .tgz or .zip archive" >"$work/unpack.err"
-		return 1 ;;
-	esac
+	printf '%s\n' "$dest" >>"$work/roots"
+	command -v python3 >/dev/null 2>&1 || {
+		echo "python3 is needed to unpack archives, and it is missing" >>"$work/unpack.err"
+		return 1
+	}
+	python3 "$here/unpack.py" "$dest" "${archives[@]}" >>"$work/unpack.err" 2>&1 && return 0
+	# An archive inside a folder that cannot be read is reported, not fatal.
+	[ -d "$sub" ]
 }
 
 # Kills what the submission left running: everything in its session.
@@ -96,7 +116,7 @@ sweep_session() {
 run_limited() {
 	local tpid
 	timeout --kill-after=10 "$limit" setsid --wait bash "$here/grade_labs.sh" \
-		"$work" "$root" "$loud" </dev/null &
+		"$work" "$loud" </dev/null &
 	tpid=$!
 	trap 'sweep_session; kill "$tpid" 2>/dev/null; wf_die 130 "interrupted: $sub was not graded"' INT TERM
 	wait "$tpid"
@@ -120,9 +140,25 @@ harness_flags() {
 }
 
 rm -rf "$work" && mkdir -p "$work/state" || wf_die 1 "cannot create $work"
-cp -a "$template" "$work/suite" || wf_die 1 "cannot copy the suite into $work"
-mkdir -p "$out"
 : >"$work/grade.log"
+cp -a "$template" "$work/suite" || wf_die 1 "cannot copy the suite into $work"
+# The template is shared by every submission of a grade-all: a copy that
+# is not what it was before any of them ran is replaced by a fresh build.
+if [ -n "$digest" ] && [ "$(wf_tree_digest "$work/suite")" != "$digest" ]; then
+	echo "the shared suite had changed since it was built; grading with a suite rebuilt from $source" |
+		tee -a "$work/grade.log" >&2
+	chmod -R u+w "$work/suite" && rm -rf "$work/suite"
+	[ -n "$source" ] && bash "$here/suite.sh" "$source" "$work/suite" "${YL_LAB:-}" >>"$work/grade.log" 2>&1 ||
+		wf_die 1 "the shared suite was changed and could not be rebuilt"
+fi
+# The copy is read-only but for build/ and the student files, so the code
+# it grades cannot rewrite it by mistake (as root, or by chmod, it still
+# could: the digest check above is what protects the other submissions).
+chmod -R a-w "$work/suite" && chmod -R u+w "$work/suite/build" || wf_die 1 "cannot set up $work/suite"
+while read -r lab file; do
+	chmod u+w "$work/suite/labs/$lab/$file"
+done <"$work/suite/build/workflow/labs.txt"
+mkdir -p "$out"
 [ -n "$limit" ] || limit=$(default_limit)
 
 flags=()
@@ -155,7 +191,7 @@ while read -r lab _; do
 	state=$(cat "$work/state/$lab")
 	printf '%s\t%s\t%s\t%s\n' "$lab" "$(wf_frag_field "$out/labs/$lab.frag" 2)" \
 		"$(wf_frag_field "$out/labs/$lab.frag" 3)" "$state"
-	case $state in missing | build-error) flags+=("$state") ;; esac
+	case $state in missing | build-error | timeout) flags+=("$state") ;; esac
 done <"$meta/labs.txt" >"$work/summary.tsv"
 status=
 for f in error timeout build-error missing crash hang; do
@@ -165,6 +201,19 @@ echo "${status:-ok}" >"$work/status"
 
 "$work/suite/build/bin/grade-report" --out "$out" >/dev/null 2>&1
 mv "$out" "$work/grade" && cp "$work/grade/results.json" "$work/results.json"
+# Logs are cut to a sane size (the harness caps what a test prints; this
+# also covers whatever else a flood reached).
+find "$work/grade" -type f -name '*.log' -size +"${YL_LOG_CAP:-262144}"c -print0 2>/dev/null |
+	while IFS= read -r -d '' f; do
+		truncate -s "${YL_LOG_CAP:-262144}" "$f" && printf '\n[... cut at %s bytes]\n' "${YL_LOG_CAP:-262144}" >>"$f"
+	done
+for f in "$work"/warnings/*.txt; do
+	[ -s "$f" ] || continue
+	printf '%s:\n' "$(basename "$f" .txt)"
+	sed 's/^/  /' "$f"
+done >"$work/warnings.txt" 2>/dev/null
+[ -s "$work/unpack.err" ] && { echo "unpacking:"; sed 's/^/  /' "$work/unpack.err"; } >>"$work/warnings.txt"
+chmod -R u+w "$work/suite" 2>/dev/null
 rm -rf "$work/suite" "$work/unpacked" "$work/state" "$work/note.txt" "$work/session" \
-	"$work/unpack.err" "$work"/*.make.log
+	"$work/unpack.err" "$work/roots" "$work/warnings" "$work"/*.make.log
 [ -s "$work/results.json" ] || wf_die 1 "no results.json was written for $sub"

@@ -60,6 +60,16 @@ fi
 if [ -e "$stage/yieldlab/solutions" ]; then
 	wf_die 1 "refusing to pack: solutions/ ended up in the handout"
 fi
+# No answer may ship inside another file either (a common module that
+# solves a lab, a stub that provides another lab's answer).
+if [ -d solutions ]; then
+	if ! command -v python3 >/dev/null 2>&1; then
+		echo "handout: python3 is missing, so the handout was not scanned for answers" >&2
+	elif ! python3 "$here/answers.py" . "$stage/yieldlab" >"$stage/answers.txt" 2>&1; then
+		sed 's/^/  /' "$stage/answers.txt" >&2
+		wf_die 1 "refusing to pack: the lines above are a reference solution's (allowed ones go in $here/answers-allowed.txt, with the reason)"
+	fi
+fi
 tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner \
 	-czf "$out" yieldlab || wf_die 1 "could not write $out"
 

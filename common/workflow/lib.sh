@@ -99,3 +99,36 @@ wf_frag_tags() {
 	[ -f "$1" ] || return 0
 	sed -n 's/.*"tags": \["\([a-z]*\)"\].*/\1/p' "$1"
 }
+
+# wf_lab_limit LIST ID: a lab's time limit in seconds.  YL_LAB_TIMEOUT is
+# "90" (every lab), "ex01:90,ex03:120" (those labs) or both; otherwise the
+# timeouts of the lab's tests (LIST, its grader's --list), times
+# YIELDLAB_TIMEOUT_SCALE, plus YL_BUILD_TIMEOUT (60 s) to compile.
+wf_lab_limit() {
+	local item all='' mine=''
+	for item in ${YL_LAB_TIMEOUT:+${YL_LAB_TIMEOUT//,/ }}; do
+		case $item in
+		"$2":*) mine=${item#*:} ;;
+		*:*) ;;
+		*) all=$item ;;
+		esac
+	done
+	if [ -n "$mine" ]; then echo "$mine"
+	elif [ -n "$all" ]; then echo "$all"
+	else
+		awk -v scale="${YIELDLAB_TIMEOUT_SCALE:-1}" -v build="${YL_BUILD_TIMEOUT:-60}" '
+			$3 == "pts" { sum += $4 }
+			END { if (scale < 1) scale = 1; printf "%d\n", sum * scale + build }
+		' "$1"
+	fi
+}
+
+# wf_check_lab_timeout VALUE: true when VALUE is a valid YL_LAB_TIMEOUT.
+wf_check_lab_timeout() {
+	[ -z "$1" ] || [[ $1 =~ ^(([a-z]+[0-9]+:)?[1-9][0-9]*)(,([a-z]+[0-9]+:)?[1-9][0-9]*)*$ ]]
+}
+
+# wf_tree_digest DIR: one sha256 of every file's path and content under DIR.
+wf_tree_digest() {
+	(cd "$1" && find . -type f -print0 | sort -z | xargs -0 -r sha256sum | sha256sum | cut -c1-64)
+}

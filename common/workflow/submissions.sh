@@ -6,9 +6,17 @@
 #   submissions.sh one|all OUT_BASE     (run from the top of the suite)
 #
 # Input from the environment (set by workflow.mk): YL_SUB or YL_SUBS,
-# YL_LAB (one lab, as LAB=), YL_LIMIT (seconds per submission, SUB_TIMEOUT).
-# Each submission is graded in OUT_BASE/<name>/ against a pristine suite
-# built once per run from this suite's own files.  Exit: 0 every submission
+# YL_LAB (the labs, as LAB=), YL_LIMIT (seconds per submission,
+# SUB_TIMEOUT), YL_KEEP (latest or best: which result of a lab the roster
+# keeps), and the grading settings grade_submission.sh reads (YL_LAB_TIMEOUT,
+# YL_STUDENT_WERROR, YL_WERROR).  Each submission is graded in
+# OUT_BASE/<name>/<labs>/ (<labs>: ex01, ex01+ex02, or all; an earlier
+# run of the same labs is kept beside it as <labs>@<time>) against its own
+# copy of a pristine suite built once per run from this suite's own files;
+# the template is read-only, and each copy is checked against the
+# template's digest taken before any submission ran (a mismatch: that
+# submission gets a suite rebuilt from this one).  roster.csv merges every
+# lab graded so far, and grades.csv is the total per student for an LMS.  Exit: 0 every submission
 # got its results.json, whatever its score or status (a hang is reported,
 # not an error of ours); 1 the suite does not build or grading itself
 # failed; 2 bad arguments.
@@ -17,8 +25,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 mode=${1:-} base=${2:-}
-lab=${YL_LAB:-} limit=${YL_LIMIT:-}
+lab=${YL_LAB:-} limit=${YL_LIMIT:-} keep=${YL_KEEP:-latest}
 jobs=$(wf_jobs)
+tag=${lab:-all}
+tag=${tag//,/+}
 
 usage() {
 	echo "yieldlab: $1" >&2
@@ -35,6 +45,11 @@ usage() {
 [ -n "$base" ] || usage "submissions.sh needs a mode and an output folder"
 [ -z "$limit" ] || [[ $limit =~ ^[1-9][0-9]*$ ]] ||
 	usage "SUB_TIMEOUT must be whole seconds, not '$limit'"
+wf_check_lab_timeout "${YL_LAB_TIMEOUT:-}" ||
+	usage "LAB_TIMEOUT must be seconds, or exNN:seconds items, comma-separated, not '${YL_LAB_TIMEOUT:-}'"
+case $keep in latest | best) ;; *) usage "KEEP must be latest or best, not '$keep'" ;; esac
+case ${YL_STUDENT_WERROR:-0} in 0 | 1) ;; *) usage "STUDENT_WERROR must be 0 or 1" ;; esac
+export YL_LAB_TIMEOUT YL_STUDENT_WERROR YL_WERROR
 
 # sub_name PATH: the submission's name: its file name without the archive
 # extension.
@@ -53,20 +68,33 @@ is_submission() {
 }
 
 template="$base/.suite-$$"
-cleanup() { rm -rf "$template"; }
+digest=
+cleanup() { chmod -R u+w "$template" 2>/dev/null; rm -rf "$template"; }
 trap cleanup EXIT
+
+# keep_previous WORK: an earlier run of the same labs moves aside to
+# WORK@<when it was graded>, so KEEP=best can still choose it.
+keep_previous() {
+	[ -f "$1/summary.tsv" ] || { rm -rf "$1"; return 0; }
+	mv "$1" "$1@$(date -r "$1/summary.tsv" +%Y%m%dT%H%M%S.%N)"
+}
 
 build_template() {
 	echo "building the pristine suite${lab:+ for $lab} ..."
 	mkdir -p "$base" || wf_die 1 "cannot create $base"
 	bash "$here/suite.sh" . "$template" "$lab" || exit 1
+	chmod -R a-w "$template"
+	digest=$(wf_tree_digest "$template")
 }
 
 # grade NAME PATH: one submission, quietly; prints its one-line result.
 grade() {
-	local name=$1 path=$2 work="$base/$1" total child
-	bash "$here/grade_submission.sh" --template "$template" --sub "$path" \
-		--work "$work" --quiet ${limit:+--limit "$limit"} >/dev/null 2>"$base/.$name.err" &
+	local name=$1 path=$2 work="$base/$1/$tag" total child
+	mkdir -p "$base/$1"
+	keep_previous "$work"
+	bash "$here/grade_submission.sh" --template "$template" --digest "$digest" \
+		--source . --sub "$path" --work "$work" --quiet ${limit:+--limit "$limit"} \
+		>/dev/null 2>"$base/.$name.err" &
 	child=$!
 	# The pool stops us with TERM; pass it on, so the grading ends its session.
 	trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 143' TERM
@@ -85,26 +113,12 @@ csv_field() {
 	esac
 }
 
-# write_roster NAME...: OUT_BASE/roster.csv, one row per submission.
+# write_roster: OUT_BASE/roster.csv, one row per submission graded so far
+# (this run or an earlier one), one column per lab ever graded; and
+# OUT_BASE/grades.csv (student id, total) for an LMS.
 write_roster() {
-	local name lab score total status roster="$base/roster.csv"
-	{
-		printf 'submission'
-		while read -r lab _; do printf ',%s' "${lab%%_*}"; done <"$template/build/workflow/labs.txt"
-		printf ',total,status\n'
-		for name in "$@"; do
-			csv_field "$name"
-			total=0
-			while read -r lab _; do
-				score=$(awk -F'\t' -v l="$lab" '$1 == l { print $2 }' "$base/$name/summary.tsv" 2>/dev/null)
-				printf ',%s' "${score:-0}"
-				total=$((total + ${score:-0}))
-			done <"$template/build/workflow/labs.txt"
-			status=$(cat "$base/$name/status" 2>/dev/null || echo error)
-			printf ',%s,%s\n' "$total" "$status"
-		done
-	} >"$roster"
-	echo "roster: $roster"
+	python3 "$here/roster.py" "$base" "$keep" || wf_die 1 "could not write the roster in $base"
+	echo "roster: $base/roster.csv (each lab: its $keep result); for an LMS: $base/grades.csv"
 }
 
 grade_one() {
@@ -114,14 +128,17 @@ grade_one() {
 	is_submission "$sub" || usage "SUB=$sub is neither a folder nor a .tar.gz/.tgz/.tar/.zip archive"
 	name=$(sub_name "$sub")
 	build_template
-	bash "$here/grade_submission.sh" --template "$template" --sub "$sub" \
-		--work "$base/$name" ${limit:+--limit "$limit"} || exit 1
+	mkdir -p "$base/$name"
+	keep_previous "$base/$name/$tag"
+	bash "$here/grade_submission.sh" --template "$template" --digest "$digest" --source . \
+		--sub "$sub" --work "$base/$name/$tag" ${limit:+--limit "$limit"} || exit 1
 	echo
 	echo "submission $name:"
-	awk -F'\t' '{ printf "  %-24s %3s/%-3s  %s\n", $1, $2, $3, $4 }' "$base/$name/summary.tsv"
-	status=$(cat "$base/$name/status")
+	awk -F'\t' '{ printf "  %-24s %3s/%-3s  %s\n", $1, $2, $3, $4 }' "$base/$name/$tag/summary.tsv"
+	sed 's/^/  /' "$base/$name/$tag/warnings.txt" 2>/dev/null
+	status=$(cat "$base/$name/$tag/status")
 	echo "status: $status"
-	echo "results: $base/$name/results.json (log: $base/$name/grade.log)"
+	echo "results: $base/$name/$tag/results.json (log: $base/$name/$tag/grade.log)"
 	exit 0
 }
 
@@ -159,9 +176,9 @@ grade_all() {
 	done
 	wait
 	trap - INT TERM
-	write_roster "${names[@]}"
+	write_roster
 	for name in "${names[@]}"; do
-		[ -s "$base/$name/results.json" ] || bad=1
+		[ -s "$base/$name/$tag/results.json" ] || bad=1
 	done
 	return $bad
 }

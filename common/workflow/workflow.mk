@@ -10,6 +10,9 @@ LEVEL ?= 1
 SUB ?=
 SUBS ?=
 SUB_TIMEOUT ?=
+LAB_TIMEOUT ?=
+KEEP ?= latest
+VISIBILITY ?= visible
 
 # Writes a missing/uncompiled/timed-out lab's tests into its fragment.
 GRADE_NOTE := $(O)/bin/grade-note
@@ -19,8 +22,12 @@ $(GRADE_NOTE): $(O)/obj/common/workflow/note.o $(O)/obj/common/grade/results.o
 	$(Q)$(link)
 tools: $(GRADE_NOTE)
 
-.PHONY: handout grade-submission grade-all autograder status hint watch \
+.PHONY: handout grade-submission grade-all autograder autograders status hint watch \
 	workflow-labs
+
+# The grading settings travel to the scripts in the environment.
+GRADING_ENV = YL_LAB_TIMEOUT='$(LAB_TIMEOUT)' YL_STUDENT_WERROR='$(STUDENT_WERROR)' \
+	YL_WERROR='$(WERROR)' YL_KEEP='$(KEEP)'
 
 # Paths and words typed by the user reach the scripts through the
 # environment, so no quoting in a recipe can break on them.
@@ -32,18 +39,25 @@ grade-submission: export YL_SUB := $(SUB)
 grade-submission: export YL_LAB := $(LAB)
 grade-submission: export YL_LIMIT := $(SUB_TIMEOUT)
 grade-submission:
-	@bash $(WORKFLOW)/submissions.sh one '$(O)/submissions'
+	@$(GRADING_ENV) bash $(WORKFLOW)/submissions.sh one '$(O)/submissions'
 
 grade-all: export YL_SUBS := $(SUBS)
 grade-all: export YL_LAB := $(LAB)
 grade-all: export YL_LIMIT := $(SUB_TIMEOUT)
 grade-all:
-	@bash $(WORKFLOW)/submissions.sh all '$(O)/submissions'
+	@$(GRADING_ENV) bash $(WORKFLOW)/submissions.sh all '$(O)/submissions'
 
+AUTOGRADER_ENV = YL_LIMIT='$(SUB_TIMEOUT)' YL_LAB_TIMEOUT='$(LAB_TIMEOUT)' \
+	YL_STUDENT_WERROR='$(STUDENT_WERROR)' YL_VISIBILITY='$(VISIBILITY)' YL_WERROR='$(WERROR)'
 autograder: export YL_OUT := $(DIST)/yieldlab-autograder.zip
 autograder: export YL_LAB := $(LAB)
 autograder:
-	@bash $(WORKFLOW)/autograder.sh "$$YL_OUT" '$(BUILD)/autograder'
+	@$(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh "$$YL_OUT" '$(BUILD)/autograder'
+
+# One zip per lab (LAB= narrows the set): dist/yieldlab-autograder-exNN.zip.
+autograders:
+	@$(foreach l,$(SELECTED),YL_LAB=$($(l)_ID) $(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh \
+		'$(DIST)/yieldlab-autograder-$($(l)_ID).zip' '$(BUILD)/autograder' || exit 1;)
 
 status:
 	@bash $(WORKFLOW)/status.sh '$(GRADE_DIR)' '$(O)/grader' \

@@ -230,6 +230,41 @@ static void close_log(FILE *log, const char *path)
 		err(1, "cannot write log %s", path);
 }
 
+struct stop_signals {
+	struct event *term, *intr;
+};
+
+/* SIGTERM and SIGINT end the loop; main then frees everything. */
+static void watch_stop_signals(struct event_base *base, struct stop_signals *sig)
+{
+	sig->term = evsignal_new(base, SIGTERM, stop_cb, base);
+	sig->intr = evsignal_new(base, SIGINT, stop_cb, base);
+	if (!sig->term || !sig->intr || evsignal_add(sig->term, NULL) != 0 ||
+	    evsignal_add(sig->intr, NULL) != 0)
+		errx(1, "out of memory");
+}
+
+static void unwatch_stop_signals(struct stop_signals *sig)
+{
+	event_free(sig->term);
+	event_free(sig->intr);
+	/* Freeing them restored the default action: a SIGTERM sent now (a
+	 * saveproc_stop racing an --exit-after) must not turn this clean
+	 * exit into a death by signal. */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+}
+
+static struct evhttp_bound_socket *listen_on(struct evhttp *http, int port)
+{
+	struct evhttp_bound_socket *handle =
+		evhttp_bind_socket_with_handle(http, "127.0.0.1", (ev_uint16_t)port);
+
+	if (!handle)
+		errx(1, "cannot listen on 127.0.0.1:%d (in use?)", port);
+	return handle;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = parse_args(argc, argv);
@@ -240,8 +275,7 @@ int main(int argc, char **argv)
 	struct evhttp *http = base ? evhttp_new(base) : NULL;
 	struct guard *guard = http ? guard_new(base, http, o.request_timeout_ms) : NULL;
 	struct listener listener = { http, NULL, base, guard };
-	struct evhttp_bound_socket *handle;
-	struct event *on_term, *on_int;
+	struct stop_signals sig;
 	struct server *srv;
 
 	if (!http || !guard)
@@ -249,34 +283,22 @@ int main(int argc, char **argv)
 	/* A client that hangs up before its reply must not kill us. */
 	signal(SIGPIPE, SIG_IGN);
 	configure(http, o.idle_timeout_ms);
-	handle = evhttp_bind_socket_with_handle(http, "127.0.0.1", (ev_uint16_t)o.port);
-	if (!handle)
-		errx(1, "cannot listen on 127.0.0.1:%d (in use?)", o.port);
-	listener.handle = handle;
-	guard_watch_listener(guard, handle);
+	listener.handle = listen_on(http, o.port);
+	guard_watch_listener(guard, listener.handle);
 	so.guard = guard;
 	so.go_away = go_away;
 	so.go_away_arg = &listener;
-	srv = server_new(base, http, &so);
-	on_term = evsignal_new(base, SIGTERM, stop_cb, base);
-	on_int = evsignal_new(base, SIGINT, stop_cb, base);
-	if (!srv || !on_term || !on_int || evsignal_add(on_term, NULL) != 0 ||
-	    evsignal_add(on_int, NULL) != 0)
+	if (!(srv = server_new(base, http, &so)))
 		errx(1, "out of memory");
-	printf("listening 127.0.0.1:%d\n", bound_port(handle));
+	watch_stop_signals(base, &sig);
+	printf("listening 127.0.0.1:%d\n", bound_port(listener.handle));
 	fflush(stdout);
 	event_base_dispatch(base);
 
 	server_free(srv);
 	evhttp_free(http);
 	guard_free(guard);
-	event_free(on_term);
-	event_free(on_int);
-	/* Freeing them restored the default action: a SIGTERM sent now (a
-	 * saveproc_stop racing an --exit-after) must not turn this clean
-	 * exit into a death by signal. */
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
+	unwatch_stop_signals(&sig);
 	event_base_free(base);
 	libevent_global_shutdown();
 	close_log(log, o.log_path);

@@ -8,8 +8,9 @@ A figure carries an HTML comment (invisible on GitHub) right after it:
     data: FILE; FILTER; EXPR[; tol=T]
 
   FILE    a CSV of data/ (data/mine/ with --data).
-  FILTER  col=value pairs, comma separated (a value may hold spaces), or *
-          for every row.  The rows it selects are the figure's rows.
+  FILTER  col=value pairs, comma separated (a value may hold spaces; a/b
+          means a or b), or * for every row.  The rows it selects are the
+          figure's rows.
   EXPR    arithmetic (+ - * / parentheses) over the row's columns, numbers,
           and [FILTER]col: a column of the one row another FILTER selects
           (ratios between rows: ns_per_yield / [mechanism=epoll_wait0]ns_per_yield).
@@ -35,6 +36,8 @@ shows a figure with a unit must carry a row: comment, or say where its
 figures come from instead with <!-- not measured here: why -->.
 
 Usage: readme_numbers.py [--data DIR] README...   prints PASS/FAIL lines
+       readme_numbers.py [--data DIR] --fix README...  rewrites each marked
+           figure from the data (same digits), for after a make data
        readme_numbers.py --eval FILE 'FILTER' 'EXPR'  prints the value
 """
 import csv
@@ -90,7 +93,7 @@ def select(header, rows, flt, where):
     for col, _ in flt:
         if col not in header:
             raise DataError(f"{where}: no column '{col}' (columns: {','.join(header)})")
-    return [r for r in rows if all(r[c] == v for c, v in flt)]
+    return [r for r in rows if all(r[c] in v.split("/") for c, v in flt)]
 
 
 class Expr:
@@ -211,6 +214,59 @@ def close_enough(shown, written, value, tol):
     return abs(written - value) <= 0.5 * 10 ** -decimals * (1 + 1e-9) + 1e-12
 
 
+SPAN = re.compile(r"−?-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+
+
+def rewrite(text, values):
+    """text with its last len(values) numbers replaced by values, written
+    with the same decimals (and thousands commas) as before."""
+    spans = list(SPAN.finditer(text))[-len(values):] if values else []
+    if len(spans) < len(values):
+        return text
+    out, last = [], 0
+    for m, v in zip(spans, values):
+        old = m.group(0)
+        body = old.replace(",", "").replace("−", "-")
+        decimals = len(body.split(".")[1]) if "." in body else 0
+        new = f"{v:,.{decimals}f}" if "," in old else f"{v:.{decimals}f}"
+        if old.startswith("−"):
+            new = new.replace("-", "−", 1)
+        out += [text[last:m.start()], new]
+        last = m.end()
+    return "".join(out) + text[last:]
+
+
+def fix_line(line, data_dir, where):
+    """The line with every marked figure rewritten from the data."""
+    m = MARKER.search(line)
+    if not m:
+        return line
+    parts = [p.strip() for p in m.group(2).split(";")]
+    if m.group(1) == "row":
+        head, tail = line[:m.start()], line[m.start():]
+        cells = head.split("|")
+        first = 1 if head.lstrip().startswith("|") else 0
+        for r in MARKER.finditer(line):
+            rparts = [p.strip() for p in r.group(2).split(";")]
+            for n, e in enumerate(rparts[2].split()):
+                if e == "_" or first + n >= len(cells):
+                    continue
+                values = evaluate(data_dir, rparts[0], rparts[1], e, where)
+                cell = cells[first + n]
+                nums = list(SPAN.finditer(cell))[:len(values)]
+                if nums:
+                    cut = nums[-1].end()
+                    cells[first + n] = rewrite(cell[:cut], values) + cell[cut:]
+        return "|".join(cells) + tail
+    values = evaluate(data_dir, parts[0], parts[1], parts[2], where)
+    head = line[:m.start()]
+    # only the text since the previous marker belongs to this figure
+    prev = list(MARKER.finditer(head))
+    cut = prev[-1].end() if prev else 0
+    fixed = head[:cut] + rewrite(head[cut:], values) + line[m.start():m.end()]
+    return fixed + fix_line(line[m.end():], data_dir, where)
+
+
 def fmt(v):
     return f"{v:.6g}"
 
@@ -269,7 +325,8 @@ def check_readme(path, data_dir):
         for m in markers:
             try:
                 if m.group(1) == "data":
-                    errors += check_data_marker(m.group(2), line[:m.start()], data_dir, where)
+                    before = MARKER.sub("", line[:m.start()])
+                    errors += check_data_marker(m.group(2), before, data_dir, where)
                     figures += 1
                 else:
                     errors += check_row_marker(m.group(2), line, data_dir, where)
@@ -288,6 +345,18 @@ def main(argv):
     data_dir = "data"
     if argv[:1] == ["--data"]:
         data_dir, argv = argv[1], argv[2:]
+    if argv[:1] == ["--fix"]:
+        for path in argv[1:]:
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().split("\n")
+            try:
+                lines = [fix_line(l, data_dir, f"{path}:{i}") for i, l in enumerate(lines, 1)]
+            except DataError as e:
+                print(e, file=sys.stderr)
+                return 1
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines))
+        return 0
     if argv[:1] == ["--eval"]:
         try:
             print(" ".join(fmt(v) for v in evaluate(data_dir, argv[1], argv[2], argv[3], "eval")))

@@ -51,7 +51,7 @@ MEASURED_SECTIONS = re.compile(r"numbers from this machine|this machine's figure
                                re.I)
 MARKER = re.compile(r"<!--\s*(data|row):\s*(.*?)\s*-->")
 EXEMPT = re.compile(r"<!--\s*not measured here:")
-NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?|-?\.\d+")
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?|-?\.\d+")
 UNIT_FIGURE = re.compile(r"\d\s*(?:ms|s|µs|us|ns|%|×)(?![a-z])")
 
 

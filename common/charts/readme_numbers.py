@@ -237,34 +237,36 @@ def rewrite(text, values):
 
 
 def fix_line(line, data_dir, where):
-    """The line with every marked figure rewritten from the data."""
-    m = MARKER.search(line)
-    if not m:
+    """The line with every marked figure rewritten from the data: first the
+    figure before each data: marker, then the cells of a row: marker."""
+    out, last = [], 0
+    for m in MARKER.finditer(line):
+        seg = line[last:m.start()]
+        if m.group(1) == "data":
+            parts = [p.strip() for p in m.group(2).split(";")]
+            seg = rewrite(seg, evaluate(data_dir, parts[0], parts[1], parts[2], where))
+        out += [seg, m.group(0)]
+        last = m.end()
+    line = "".join(out) + line[last:]
+    rows = [m for m in MARKER.finditer(line) if m.group(1) == "row"]
+    if not rows:
         return line
-    parts = [p.strip() for p in m.group(2).split(";")]
-    if m.group(1) == "row":
-        head, tail = line[:m.start()], line[m.start():]
-        cells = head.split("|")
-        first = 1 if head.lstrip().startswith("|") else 0
-        for r in MARKER.finditer(line):
-            rparts = [p.strip() for p in r.group(2).split(";")]
-            for n, e in enumerate(rparts[2].split()):
-                if e == "_" or first + n >= len(cells):
-                    continue
-                values = evaluate(data_dir, rparts[0], rparts[1], e, where)
-                cell = cells[first + n]
-                nums = list(SPAN.finditer(cell))[:len(values)]
-                if nums:
-                    cut = nums[-1].end()
-                    cells[first + n] = rewrite(cell[:cut], values) + cell[cut:]
-        return "|".join(cells) + tail
-    values = evaluate(data_dir, parts[0], parts[1], parts[2], where)
-    head = line[:m.start()]
-    # only the text since the previous marker belongs to this figure
-    prev = list(MARKER.finditer(head))
-    cut = prev[-1].end() if prev else 0
-    fixed = head[:cut] + rewrite(head[cut:], values) + line[m.start():m.end()]
-    return fixed + fix_line(line[m.end():], data_dir, where)
+    head, tail = line[:rows[0].start()], line[rows[0].start():]
+    cells = head.split("|")
+    first = 1 if head.lstrip().startswith("|") else 0
+    for r in rows:
+        rparts = [p.strip() for p in r.group(2).split(";")]
+        for n, e in enumerate(rparts[2].split()):
+            if e == "_" or first + n >= len(cells):
+                continue
+            values = evaluate(data_dir, rparts[0], rparts[1], e, where)
+            cell = cells[first + n]
+            visible = MARKER.split(cell)[0] if MARKER.search(cell) else cell
+            nums = list(SPAN.finditer(visible))[:len(values)]
+            if nums:
+                cut = nums[-1].end()
+                cells[first + n] = rewrite(cell[:cut], values) + cell[cut:]
+    return "|".join(cells) + tail
 
 
 def fmt(v):

@@ -3,7 +3,7 @@
 # Python's await asyncio.sleep(0) measured on the same machine.
 # inputs: bench_yield_cost.csv
 load 'plots/style.gp'
-f = data_dir.'/bench_yield_cost.csv'
+f = bench_dir.'/bench_yield_cost.csv'
 set title "What one yield costs, in µs (log scale)\n{/*0.8 grey: the poll floors; red: not a yield (no poll, I/O waits); green: the reference yield; blue: another real yield;}\n{/*0.8 amber: a timer (polls, but out of order, as in ex01); purple: Python's await asyncio.sleep(0)}"
 set ylabel 'µs per yield (log scale)'
 set logscale y

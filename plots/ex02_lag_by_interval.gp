@@ -4,7 +4,7 @@
 # inputs: ex02_lag_meter_cadence.csv bench_lag.csv
 load 'plots/style.gp'
 f = data_dir.'/ex02_lag_meter_cadence.csv'
-g = data_dir.'/bench_lag.csv'
+g = bench_dir.'/bench_lag.csv'
 set title "ex02: heartbeat lateness by yield interval\n{/*0.8 40,000 items of about 3 µs beside a 5 ms heartbeat; medians of the never-yield runs are left out (2 or 3 beats)}"
 set ylabel 'heartbeat lateness (ms, log scale)'
 set xlabel 'yield every N items'

@@ -23,7 +23,7 @@ if (!exists('panel')) {
     set multiplot layout 1,3 title "ex01: what each way of yielding does\n{/*0.8 green: the reference; blue: another real yield; amber: a timer; red: not a yield (the loop never polls)}"
     set bmargin 7
 }
-set title 'heartbeat lateness: 2 tasks, 20 steps of 1 ms'
+set title (exists('panel') && !exists('beside') ? 'ex01: ' : '').'heartbeat lateness by yield mechanism: 2 tasks, 20 steps of 1 ms'
 set ylabel 'worst lateness of a 5 ms heartbeat (ms)'
 set yrange [0:*]
 plot f using 0:8:(kind(strcol(1))):xtic(1) with boxes lc rgb variable, \

@@ -23,6 +23,9 @@ machine_header() {
 	echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "# machine: ${cpu:-unknown CPU}, $cores cores"
 	echo "# kernel: $(uname -sr)"
+	# A shared 2-core VM: the load when the experiment began says how far to
+	# trust its absolute times (ratios and medians move much less).
+	echo "# load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) when the experiment began, on $(nproc) cores"
 	echo "# libevent: $(pkg-config --modversion libevent 2>/dev/null || echo unknown);" \
 		"openssl: $(pkg-config --modversion libcrypto 2>/dev/null || echo unknown)"
 }

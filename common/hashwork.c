@@ -1,5 +1,7 @@
 #include "hashwork.h"
 
+#include "clock.h"
+
 #include <inttypes.h>
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -66,17 +68,67 @@ int hashwork_chain(struct hashwork *h, const uint8_t seed[HASHWORK_DIGEST_LEN],
 	return 0;
 }
 
-int hashwork_item(struct hashwork *h, uint64_t i, int difficulty,
-		  uint8_t out[HASHWORK_DIGEST_LEN])
+int hashwork_item_links(struct hashwork *h, uint64_t i, uint64_t links,
+			uint8_t out[HASHWORK_DIGEST_LEN])
 {
-	uint64_t links = hashwork_links(difficulty);
 	uint8_t seed[HASHWORK_DIGEST_LEN];
 	char text[24];
 	int len = snprintf(text, sizeof(text), "%" PRIu64, i);
 
-	if (links == 0 || digest(h, text, (size_t)len, seed) != 0)
+	if (links == 0 || links > HASHWORK_MAX_LINKS ||
+	    digest(h, text, (size_t)len, seed) != 0)
 		return -1;
 	return hashwork_chain(h, seed, links, out);
+}
+
+int hashwork_item(struct hashwork *h, uint64_t i, int difficulty,
+		  uint8_t out[HASHWORK_DIGEST_LEN])
+{
+	return hashwork_item_links(h, i, hashwork_links(difficulty), out);
+}
+
+/* ns that a chain of `links` took, or -1 when libcrypto failed. */
+static int64_t time_chain(struct hashwork *h, uint64_t links)
+{
+	uint8_t value[HASHWORK_DIGEST_LEN] = { 0 };
+	int64_t start = clock_monotonic_ns();
+
+	if (hashwork_chain(h, value, links, value) != 0)
+		return -1;
+	return clock_monotonic_ns() - start;
+}
+
+/* Samples must be long enough that the clock's own cost and a cold cache
+ * do not count; 2 ms is thousands of links on any machine. */
+#define CALIBRATE_SAMPLE_NS (2 * CLOCK_NS_PER_MS)
+#define CALIBRATE_SAMPLES 9
+
+uint64_t hashwork_calibrate(struct hashwork *h, int64_t target_ns,
+			    double *ns_per_link)
+{
+	uint64_t links = 256;
+	int64_t took, best;
+	double rate, want;
+
+	if (target_ns <= 0)
+		return 0;
+	took = time_chain(h, links);
+	while (took >= 0 && took < CALIBRATE_SAMPLE_NS && links < HASHWORK_MAX_LINKS)
+		took = time_chain(h, links *= 2);
+	best = took;
+	for (int k = 1; k < CALIBRATE_SAMPLES && took >= 0; k++) {
+		took = time_chain(h, links);
+		best = took >= 0 && took < best ? took : best;
+	}
+	if (took < 0 || best <= 0)
+		return 0;
+	rate = (double)best / (double)links;
+	if (ns_per_link)
+		*ns_per_link = rate;
+	want = (double)target_ns / rate + 0.5;
+	if (want < 1)
+		return 1;
+	return want > (double)HASHWORK_MAX_LINKS ? HASHWORK_MAX_LINKS : (uint64_t)want;
 }
 
 int hashwork_buffer(const void *buf, size_t len,

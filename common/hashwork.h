@@ -1,11 +1,16 @@
 /*
  * hashwork: the CPU work of the labs, made of real SHA-256 (libcrypto, EVP).
  *
- * Item i at difficulty d is a chain: the seed is SHA-256 of i written in
- * decimal ASCII ("42"), and each of the hashwork_links(d) = 2^(d + HASHWORK_K)
- * links replaces the 32-byte value by its own SHA-256.  The item's result is
- * the last value.  Difficulty 8 takes about 8-14 ms on the project's VMs
- * (measured figures: common/saveserver/README.md).
+ * Item i of L links is a chain: the seed is SHA-256 of i written in
+ * decimal ASCII ("42"), and each of the L links replaces the 32-byte value
+ * by its own SHA-256.  The item's result is the last value.
+ *
+ * How long L links take depends on the CPU: 2^16 links took 5 ms on one
+ * machine and 14 ms on another.  A lesson that compares an item's time
+ * with a server's delay therefore asks for a TIME: hashwork_calibrate()
+ * measures this machine's rate at start-up and returns the links of an
+ * item of that time.  Difficulty d (2^(d + HASHWORK_K) links) remains as a
+ * fixed amount of work, for tests and known answers.
  *
  * A struct hashwork holds the fetched algorithm and one reused digest
  * context: use one per thread (a worker thread gets its own).
@@ -21,6 +26,10 @@
 
 /* Highest difficulty accepted (2^(40 + K) links would run for days). */
 #define HASHWORK_MAX_DIFFICULTY 40
+
+/* Most links hashwork_item_links() and hashwork_calibrate() accept or
+ * return: 2^32, an hour or more of hashing on any machine. */
+#define HASHWORK_MAX_LINKS (UINT64_C(1) << 32)
 
 #define HASHWORK_DIGEST_LEN 32
 #define HASHWORK_HEX_LEN 64
@@ -45,6 +54,29 @@ uint64_t hashwork_links(int difficulty);
  */
 int hashwork_item(struct hashwork *h, uint64_t i, int difficulty,
 		  uint8_t out[HASHWORK_DIGEST_LEN]);
+
+/*
+ * Computes item i of `links` links into out (32 bytes): the seed
+ * SHA-256(decimal i), then `links` links.  hashwork_item(h, i, d, out) is
+ * hashwork_item_links(h, i, hashwork_links(d), out).
+ * @return 0, or -1 when links is not in 1 .. HASHWORK_MAX_LINKS or
+ * libcrypto fails.
+ */
+int hashwork_item_links(struct hashwork *h, uint64_t i, uint64_t links,
+			uint8_t out[HASHWORK_DIGEST_LEN]);
+
+/*
+ * Measures this machine's rate (CLOCK_MONOTONIC, whatever clock_now_ns's
+ * source): chains grow until one takes at least 2 ms, then the fastest of
+ * nine such chains gives ns per link — the fastest, because a sample can
+ * only be slowed down by other processes, never sped up.  Takes about
+ * 20-40 ms.
+ * @return the links of an item that takes about target_ns on an idle CPU
+ * (at least 1, at most HASHWORK_MAX_LINKS), or 0 when target_ns <= 0 or
+ * libcrypto fails.  *ns_per_link (may be NULL) gets the measured rate.
+ */
+uint64_t hashwork_calibrate(struct hashwork *h, int64_t target_ns,
+			    double *ns_per_link);
 
 /*
  * Hashes seed links times (out = SHA-256(out), starting from seed; 0 links

@@ -3,7 +3,7 @@
 # asyncio (await asyncio.sleep(0)) doing the same work on the same machine.
 # inputs: bench_lag.csv
 load 'plots/style.gp'
-f = data_dir.'/bench_lag.csv'
+f = bench_dir.'/bench_lag.csv'
 # columns: runtime,yield_every,items,item_ns,beats,worst_lag_ms,median_lag_ms,loop_total_ms
 slot(e) = e == 0 ? 0 : (e == 1 ? 1 : (e == 10 ? 2 : (e == 100 ? 3 : 4)))
 is_c(r) = r eq 'c_libevent'

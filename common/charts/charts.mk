@@ -22,4 +22,4 @@ data: $(DATA_PROGS) tools
 PLOTS_OUT := $(if $(filter labs,$(SRC)),plots/mine,plots)
 plots:
 	@bash common/deps.sh --plots
-	@bash common/charts/render.sh $(DATA_DIR) $(PLOTS_OUT) $(CHART)
+	@bash common/charts/render.sh $(if $(filter labs,$(SRC)),--beside data) $(DATA_DIR) $(PLOTS_OUT) $(CHART)

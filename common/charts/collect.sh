@@ -8,7 +8,9 @@
 # labs/<lab>/experiments.txt that share their first word <what>; each line
 # is one run of the program with those arguments plus --csv, and the runs'
 # rows are appended under the first run's header.  Each CSV opens with '#'
-# lines saying where, when and how it was measured.
+# lines saying where, when and how it was measured.  A line whose arguments
+# start with @ runs that command instead of the lab's program (a measurement
+# of something else the README compares with, e.g. '@python3 script.py').
 set -u
 bin_dir=$1 suffix=$2 out_dir=$3
 shift 3
@@ -21,6 +23,9 @@ machine_header() {
 	echo "# date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "# machine: ${cpu:-unknown CPU}, $cores cores"
 	echo "# kernel: $(uname -sr)"
+	# A shared 2-core VM: the load when the experiment began says how far to
+	# trust its absolute times (ratios and medians move much less).
+	echo "# load: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min) when the experiment began, on $(nproc) cores"
 	echo "# libevent: $(pkg-config --modversion libevent 2>/dev/null || echo unknown);" \
 		"openssl: $(pkg-config --modversion libcrypto 2>/dev/null || echo unknown)"
 }
@@ -33,21 +38,32 @@ run_experiment() {
 	{
 		echo "# yieldlab data: $lab, experiment '$what'"
 		machine_header
-		echo "# program: $bin_dir/$id$suffix ($([ -n "$suffix" ] && echo the reference solution || echo your code))"
+		if grep -q "^$what[[:space:]]\+@" "labs/$lab/experiments.txt"; then
+			echo "# program: the command of each run below (not the lab's program)"
+		else
+			echo "# program: $bin_dir/$id$suffix ($([ -n "$suffix" ] && echo the reference solution || echo your code))"
+		fi
 	} >"$tmp"
 	while read -r line; do
 		set -- $line
 		[ "${1:-}" = "$what" ] || continue
 		shift
 		args="$*"
-		echo "# run: $id$suffix $args --csv" >>"$tmp"
+		case $args in
+		@*) echo "# run: ${args#@} --csv" >>"$tmp" ;;
+		*) echo "# run: $id$suffix $args --csv" >>"$tmp" ;;
+		esac
 	done <"labs/$lab/experiments.txt"
 	while read -r line; do
 		set -- $line
 		[ "${1:-}" = "$what" ] || continue
 		shift
-		if ! "$bin_dir/$id$suffix" "$@" --csv >"$tmp.run" 2>"$tmp.err"; then
-			echo "make data: $id$suffix $* --csv failed:" >&2
+		prog=("$bin_dir/$id$suffix")
+		case ${1:-} in
+		@*) prog=("${1#@}"); shift ;;
+		esac
+		if ! "${prog[@]}" "$@" --csv >"$tmp.run" 2>"$tmp.err"; then
+			echo "make data: ${prog[*]} $* --csv failed:" >&2
 			cat "$tmp.err" >&2
 			rm -f "$tmp" "$tmp.run" "$tmp.err"
 			return 1

@@ -32,3 +32,25 @@ if ! bash common/charts/render.sh "$tmp/bad" "$tmp/bad" ex01_yield_mechanisms 2>
 else
 	echo "FAIL plots: a malformed CSV was not reported"
 fi
+# make plots SRC=labs: a student's data drawn beside the reference's, one
+# page per chart; a chart without the student's data is skipped, not failed.
+mkdir -p "$tmp/mine" "$tmp/beside"
+cp data/ex01_*.csv "$tmp/mine/"
+if bash common/charts/render.sh --beside data "$tmp/mine" "$tmp/beside" 2>"$tmp/err" &&
+	[ -s "$tmp/beside/ex01_yield_mechanisms.png" ] && [ ! -e "$tmp/beside/ex03_budget_vs_count.png" ] &&
+	grep -q "ex03_budget_vs_count: no data of yours yet" "$tmp/err"; then
+	echo "PASS plots: make plots SRC=labs draws the student's data beside the reference, and skips what was not measured"
+else
+	echo "FAIL plots: make plots SRC=labs: $(tr '\n' ' ' <"$tmp/err")"
+fi
+# The handout ships a data/ file only when a README names it: every chart's
+# input must be named, or plain make plots fails in the handout.
+for gp in plots/*.gp; do
+	for csv in $(sed -n 's/^# inputs: //p' "$gp"); do
+		if grep -rqF --include=README.md "$csv" README.md labs; then
+			echo "PASS plots: $(basename "$gp" .gp) input $csv is named by a README (shipped in the handout)"
+		else
+			echo "FAIL plots: $(basename "$gp" .gp) input $csv is named by no README: the handout will not ship it"
+		fi
+	done
+done

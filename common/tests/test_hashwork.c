@@ -11,6 +11,7 @@
 #include "hashwork.h"
 #include "lag.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,91 @@ static void difficulty_eight_takes_milliseconds_not_seconds(void **state)
 	hashwork_free(h);
 }
 
+/* The link-count form of an item is the same chain as the difficulty form,
+ * and refuses 0 links and more than HASHWORK_MAX_LINKS. */
+static void items_by_links_match_items_by_difficulty(void **state)
+{
+	struct hashwork *h = hashwork_new();
+	uint8_t a[32], b[32];
+
+	(void)state;
+	assert_non_null(h);
+	assert_int_equal(hashwork_item(h, 7, 2, a), 0);
+	assert_int_equal(hashwork_item_links(h, 7, hashwork_links(2), b), 0);
+	assert_memory_equal(a, b, 32);
+	/* item 5 of 256 links: the openssl value of the test above */
+	assert_int_equal(hashwork_item_links(h, 5, 256, a), 0);
+	expect_hex(a, "6602fa067604faf1d2fdd321154020bda96253b68bdde0dc70f8d23c7c0b0468");
+	assert_int_equal(hashwork_item_links(h, 5, 0, a), -1);
+	assert_int_equal(hashwork_item_links(h, 5, HASHWORK_MAX_LINKS + 1, a), -1);
+	hashwork_free(h);
+}
+
+/* A target that is not a time is refused, without a measurement. */
+static void calibrate_refuses_a_target_of_zero_or_less(void **state)
+{
+	struct hashwork *h = hashwork_new();
+	double rate = -1;
+
+	(void)state;
+	assert_int_equal(hashwork_calibrate(h, 0, &rate), 0);
+	assert_int_equal(hashwork_calibrate(h, -5, NULL), 0);
+	assert_true(rate == -1);
+	hashwork_free(h);
+}
+
+static int64_t time_item(struct hashwork *h, uint64_t i, uint64_t links)
+{
+	uint8_t d[32];
+	int64_t start = clock_monotonic_ns();
+
+	assert_int_equal(hashwork_item_links(h, i, links, d), 0);
+	return clock_monotonic_ns() - start;
+}
+
+/*
+ * Items of the calibrated link count take about the asked time.  The two
+ * bounds are one-sided on purpose, as load moves a measurement only one way:
+ *  - the FASTEST of 9 items must be at least a third of the target.  Load
+ *    can only slow items down, and the calibration took the fastest of its
+ *    samples, so an item faster than a third means the rate was read wrong
+ *    (e.g. links counted twice); a correct calibration gives ~1x here.
+ *  - the MEDIAN of 9 items must be under 15x the target: loaded 2-core VMs
+ *    with sanitizers slow items by up to ~5x (measured: 1.0-1.6x plain,
+ *    under six busy loops 2-3x); a rate read 15x too slow is a bug.
+ * And a target twice as long gives about twice the links: between 1.3x and
+ * 3.5x.  Measured here: idle, 83 ns per link, items 3.96-4.09 ms, ratio
+ * 1.99-2.02; with seven other builds on the two cores, 124-138 ns per
+ * link, fastest items 2.4-2.8 ms, ratios 1.9-3.3 (with 5 samples per
+ * calibration; 9 now).
+ */
+static void calibrated_items_take_about_the_asked_time(void **state)
+{
+	const int64_t target = 4 * CLOCK_NS_PER_MS;
+	struct hashwork *h = hashwork_new();
+	int64_t took[9], fastest = INT64_MAX, median;
+	double rate = 0, ratio;
+	uint64_t links = hashwork_calibrate(h, target, &rate), links2;
+
+	(void)state;
+	assert_true(links >= 1 && rate > 0);
+	for (int i = 0; i < 9; i++) {
+		took[i] = time_item(h, (uint64_t)i, links);
+		fastest = took[i] < fastest ? took[i] : fastest;
+	}
+	median = lag_percentile_ns(took, 9, 50);
+	links2 = hashwork_calibrate(h, 2 * target, NULL);
+	ratio = (double)links2 / (double)links;
+	print_message("measured: %.1f ns per link; %llu links for 4 ms; items "
+		      "fastest %.2f ms, median %.2f ms; 8 ms gives %.2fx the links\n",
+		      rate, (unsigned long long)links, clock_ns_to_ms(fastest),
+		      clock_ns_to_ms(median), ratio);
+	assert_true(fastest * 3 >= target);
+	assert_true(median < 15 * target);
+	assert_true(ratio > 1.3 && ratio < 3.5);
+	hashwork_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +260,9 @@ int main(void)
 		cmocka_unit_test(items_match_values_computed_outside_this_code),
 		cmocka_unit_test(a_short_chain_matches_the_openssl_command_line),
 		cmocka_unit_test(difficulty_eight_takes_milliseconds_not_seconds),
+		cmocka_unit_test(items_by_links_match_items_by_difficulty),
+		cmocka_unit_test(calibrate_refuses_a_target_of_zero_or_less),
+		cmocka_unit_test(calibrated_items_take_about_the_asked_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,7 +21,7 @@
 struct options {
 	int tasks, steps, work_us, beat_ms;
 	const char *yield;
-	bool csv;
+	bool csv, priorities;
 };
 
 struct worker {
@@ -56,6 +56,17 @@ static int yield_timer_1ms(struct rr_task *t)
 	return event_add(t->ev, &one_ms);
 }
 
+/*
+ * With event_config_set_max_dispatch_interval(cfg, NULL, 1, 0) the loop
+ * stops draining after every callback and polls, so re-activating the
+ * task's event becomes a real yield (the base is made in make_base).
+ */
+static int yield_active_max_dispatch(struct rr_task *t)
+{
+	event_active(t->ev, EV_TIMEOUT, 0);
+	return 0;
+}
+
 static const struct mechanism {
 	const char *name, *what;
 	rr_yield_fn fn;
@@ -65,19 +76,24 @@ static const struct mechanism {
 	{ "active", "event_active() alone: not a yield", yield_event_active },
 	{ "once", "event_base_once() with no delay: not a yield", yield_base_once },
 	{ "timer0", "event_add() with a zero timeout: not FIFO", yield_timer_0 },
-	{ "timer1ms", "event_add() with 1 ms: slow", yield_timer_1ms },
+	{ "timer1ms", "event_add() with 1 ms: slow, and not FIFO either",
+	  yield_timer_1ms },
+	{ "max_dispatch", "event_active() on a base that polls after every "
+	  "callback (max_dispatch_interval 1)", yield_active_max_dispatch },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ex01 [--tasks N] [--steps N] [--work-us N] [--beat-ms N]\n"
-		"            [--yield rr_yield|none|active|once|timer0|timer1ms] [--csv]\n"
+		"            [--yield rr_yield|none|active|once|timer0|timer1ms|max_dispatch]\n"
+		"            [--priorities] [--csv]\n"
 		"  --tasks N     chatty tasks a, b, c ... (1-6, default 2)\n"
 		"  --steps N     steps per task (1-100000, default 6)\n"
 		"  --work-us N   busy work per step in us (0-100000, default 2000)\n"
 		"  --beat-ms N   heartbeat period in ms (1-1000, default 5)\n"
 		"  --yield M     how tasks yield (default rr_yield, your code)\n"
+		"  --priorities  heartbeat at priority 0, tasks at priority 1\n"
 		"  --csv         print one CSV row (with a header) instead of the trace\n");
 }
 
@@ -119,10 +135,11 @@ static struct options parse_args(int argc, char **argv)
 		{ "beat-ms", required_argument, NULL, 'b' },
 		{ "yield", required_argument, NULL, 'y' },
 		{ "csv", no_argument, NULL, 'c' },
+		{ "priorities", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { 2, 6, 2000, 5, "rr_yield", false };
+	struct options o = { 2, 6, 2000, 5, "rr_yield", false, false };
 	int c;
 
 	opterr = 0;
@@ -134,6 +151,7 @@ static struct options parse_args(int argc, char **argv)
 		case 'b': o.beat_ms = parse_int(optarg, "--beat-ms", 1, 1000); break;
 		case 'y': o.yield = optarg; break;
 		case 'c': o.csv = true; break;
+		case 'p': o.priorities = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad_usage("unknown option or missing value");
 		}
@@ -167,6 +185,28 @@ static void print_trace(struct trace *trace)
 	printf("\n(| = heartbeat; %zu beats)\n", beats);
 }
 
+/*
+ * Rounds whose steps did not run in the tasks' order (a0 b0 c0, a1 b1 c1):
+ * the k-th step record of a round must belong to the k-th task.
+ */
+static int rounds_out_of_order(const struct options *o, struct trace *trace)
+{
+	int bad = 0, seen = 0, round_bad = 0;
+
+	for (size_t i = 0; i < trace_len(trace); i++) {
+		const char *name = trace_name(trace, i);
+
+		if (strcmp(name, "beat") == 0)
+			continue;
+		round_bad |= name[0] != 'a' + seen % o->tasks;
+		if (++seen % o->tasks == 0) {
+			bad += round_bad;
+			round_bad = 0;
+		}
+	}
+	return bad;
+}
+
 static void report(const struct options *o, const struct mechanism *m,
 		   struct trace *trace, struct lag *lag, int64_t elapsed)
 {
@@ -175,19 +215,44 @@ static void report(const struct options *o, const struct mechanism *m,
 	lag_get_stats(lag, &st);
 	if (o->csv) {
 		printf("yield,tasks,steps,work_us,beat_ms,tasks_ms,beats,"
-		       "worst_lag_ms,median_lag_ms\n");
-		printf("%s,%d,%d,%d,%d,%.3f,%zu,%.3f,%.3f\n", m->name, o->tasks,
-		       o->steps, o->work_us, o->beat_ms, clock_ns_to_ms(elapsed),
-		       st.count, clock_ns_to_ms(st.max_ns),
-		       clock_ns_to_ms(st.p50_ns));
+		       "worst_lag_ms,median_lag_ms,priorities,"
+		       "rounds_out_of_order,ns_per_step\n");
+		printf("%s,%d,%d,%d,%d,%.3f,%zu,%.3f,%.3f,%s,%d,%.0f\n",
+		       m->name, o->tasks, o->steps, o->work_us, o->beat_ms,
+		       clock_ns_to_ms(elapsed), st.count,
+		       clock_ns_to_ms(st.max_ns), clock_ns_to_ms(st.p50_ns),
+		       o->priorities ? "yes" : "no", rounds_out_of_order(o, trace),
+		       (double)elapsed / ((double)o->tasks * o->steps));
 		return;
 	}
 	printf("yield: %s; %d tasks x %d steps of %d us; heartbeat every %d ms\n",
 	       m->what, o->tasks, o->steps, o->work_us, o->beat_ms);
 	print_trace(trace);
 	printf("tasks took %.1f ms; heartbeat lateness: worst %.2f ms, "
-	       "median %.2f ms\n", clock_ns_to_ms(elapsed),
-	       clock_ns_to_ms(st.max_ns), clock_ns_to_ms(st.p50_ns));
+	       "median %.2f ms; rounds out of order: %d\n",
+	       clock_ns_to_ms(elapsed), clock_ns_to_ms(st.max_ns),
+	       clock_ns_to_ms(st.p50_ns), rounds_out_of_order(o, trace));
+}
+
+/*
+ * The precise-timer base every lab uses; for max_dispatch, one that polls
+ * after every callback.
+ */
+static struct event_base *make_base(const struct mechanism *m)
+{
+	struct event_config *cfg;
+	struct event_base *base;
+
+	if (strcmp(m->name, "max_dispatch") != 0)
+		return evbase_new(EVBASE_PRECISE);
+	cfg = event_config_new();
+	if (!cfg)
+		return NULL;
+	event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+	event_config_set_max_dispatch_interval(cfg, NULL, 1, 0);
+	base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	return base;
 }
 
 static int live_tasks;
@@ -206,13 +271,20 @@ int main(int argc, char **argv)
 	const struct mechanism *m = find_mechanism(o.yield);
 	struct rr_task tasks[6];
 	struct worker workers[6];
-	struct event_base *base = evbase_new(EVBASE_PRECISE);
+	struct event_base *base = make_base(m);
 	struct trace *trace = trace_new();
 	struct lag *lag = base ? lag_new(base, o.beat_ms * CLOCK_NS_PER_MS) : NULL;
 	int64_t start, elapsed;
 
 	if (!base || !trace || !lag)
 		errx(1, "out of memory");
+	/*
+	 * A base starts with one priority, so the heartbeat's event (made
+	 * above) has priority 0; with two, the tasks' events made after this
+	 * get the default, 1, and the loop runs a due beat before any step.
+	 */
+	if (o.priorities && event_base_priority_init(base, 2) != 0)
+		errx(1, "event_base_priority_init failed");
 	lag_set_trace(lag, trace);
 	lag_start(lag);
 	start = clock_monotonic_ns();

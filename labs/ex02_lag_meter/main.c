@@ -20,7 +20,7 @@
 #define MAX_CADENCES 16
 
 struct options {
-	int items, item_us, beat_ms;
+	int items, item_us, beat_ms, slow_ms;
 	int every[MAX_CADENCES];   /* 0 = never yield */
 	size_t n_every;
 	bool default_base, csv;
@@ -30,7 +30,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ex02 [--items N] [--item-us N] [--beat-ms N] [--every LIST]\n"
-		"            [--base mine|default] [--csv]\n"
+		"            [--base mine|default] [--slow-ms T] [--csv]\n"
 		"  --items N      work items in the CPU loop (1-10000000, default 40000)\n"
 		"  --item-us N    CPU time of one item in us (0-100000, default 3)\n"
 		"  --beat-ms N    heartbeat period in ms (1-1000, default 5)\n"
@@ -38,6 +38,8 @@ static void usage(FILE *f)
 		"                 of items (default never,1,10,100,1000)\n"
 		"  --base B       mine: lagm_base_new() (default); default:\n"
 		"                 libevent's event_base_new(), to see its clock\n"
+		"  --slow-ms T    warn when one callback of the CPU loop runs longer\n"
+		"                 than T ms (1-10000, default 100: asyncio's debug mode)\n"
 		"  --csv          print CSV (one header row) instead of the table\n");
 }
 
@@ -88,11 +90,13 @@ static struct options parse_args(int argc, char **argv)
 		{ "beat-ms", required_argument, NULL, 'b' },
 		{ "every", required_argument, NULL, 'e' },
 		{ "base", required_argument, NULL, 'B' },
+		{ "slow-ms", required_argument, NULL, 's' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { 40000, 3, 5, { 0, 1, 10, 100, 1000 }, 5, false, false };
+	struct options o = { 40000, 3, 5, 100, { 0, 1, 10, 100, 1000 }, 5,
+			     false, false };
 	int c;
 
 	opterr = 0;
@@ -107,6 +111,7 @@ static struct options parse_args(int argc, char **argv)
 				bad_usage("--base must be mine or default", optarg);
 			o.default_base = strcmp(optarg, "default") == 0;
 			break;
+		case 's': o.slow_ms = parse_int(optarg, "--slow-ms", 1, 10000); break;
 		case 'c': o.csv = true; break;
 		case 'h': usage(stdout); exit(0);
 		default: bad_usage("unknown option or missing value", argv[optind - 1]);
@@ -124,7 +129,31 @@ struct cpu_loop {
 	struct event *ev;
 	int next, items, every;
 	int64_t item_ns, started_ns, ended_ns;
+	/* the slow-callback detector: C's PYTHONASYNCIODEBUG */
+	int64_t slow_ns, longest_ns;
+	int callbacks, slow_callbacks;
 };
+
+/*
+ * asyncio's debug mode logs "Executing <Task ...> took 0.125 seconds" for a
+ * step longer than slow_callback_duration.  libevent has no such hook, so
+ * the callback times itself: one clock read on the way in and out.
+ */
+static void watch_callback(struct cpu_loop *w, int64_t entered_ns)
+{
+	int64_t took = clock_monotonic_ns() - entered_ns;
+
+	w->callbacks++;
+	if (took > w->longest_ns)
+		w->longest_ns = took;
+	if (took <= w->slow_ns)
+		return;
+	if (w->slow_callbacks++ < 3)
+		fprintf(stderr, "ex02: slow callback: the CPU loop (yield every "
+			"%d items, 0 = never) ran %.1f ms without returning "
+			"(threshold %.0f ms)\n", w->every, clock_ns_to_ms(took),
+			clock_ns_to_ms(w->slow_ns));
+}
 
 /* The yield of ex01: run again after the loop has polled and run timers. */
 static void yield(struct cpu_loop *w)
@@ -136,20 +165,23 @@ static void yield(struct cpu_loop *w)
 static void cpu_loop_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct cpu_loop *w = arg;
+	int64_t entered = clock_monotonic_ns();
 
 	(void)fd;
 	(void)what;
 	if (w->next == 0)
-		w->started_ns = clock_monotonic_ns();
+		w->started_ns = entered;
 	while (w->next < w->items) {
 		clock_spin_ns(w->item_ns);    /* stands for parsing, scoring ... */
 		w->next++;
 		if (w->every && w->next % w->every == 0 && w->next < w->items) {
 			yield(w);
+			watch_callback(w, entered);
 			return;
 		}
 	}
 	w->ended_ns = clock_monotonic_ns();
+	watch_callback(w, entered);
 }
 
 /* ---- one run ------------------------------------------------------------- */
@@ -158,6 +190,8 @@ struct result {
 	int every;
 	double loop_ms;
 	struct lagm_stats st;
+	int callbacks, slow_callbacks;
+	int64_t longest_ns;
 };
 
 static struct event_base *new_base(const struct options *o)
@@ -176,7 +210,8 @@ static struct result run_once(const struct options *o, int every)
 	struct event_base *base = new_base(o);
 	struct lagm *m = lagm_new(base, o->beat_ms * CLOCK_NS_PER_MS);
 	struct cpu_loop w = { .base = base, .items = o->items, .every = every,
-			      .item_ns = o->item_us * CLOCK_NS_PER_US };
+			      .item_ns = o->item_us * CLOCK_NS_PER_US,
+			      .slow_ns = o->slow_ms * CLOCK_NS_PER_MS };
 	/* 10 ms of idle beats first, as in the guide's harness. */
 	struct timeval idle = { 0, 10000 };
 	struct result r = { .every = every };
@@ -194,6 +229,9 @@ static struct result run_once(const struct options *o, int every)
 	lagm_stop(m);
 	lagm_get_stats(m, &r.st);
 	r.loop_ms = clock_ns_to_ms(w.ended_ns - w.started_ns);
+	r.callbacks = w.callbacks;
+	r.slow_callbacks = w.slow_callbacks;
+	r.longest_ns = w.longest_ns;
 	event_free(w.ev);
 	lagm_free(m);
 	event_base_free(base);
@@ -219,12 +257,15 @@ static void print_table(const struct options *o, const struct result *r,
 	       o->item_us, o->beat_ms, o->default_base ?
 	       "event_base_new() (libevent's default clock)" :
 	       "lagm_base_new()");
-	printf("yield every   loop total   worst lag   median lag   beats\n");
+	printf("yield every   loop total   worst lag   median lag   beats"
+	       "   longest callback   slow (> %d ms)\n", o->slow_ms);
 	for (size_t i = 0; i < n; i++)
-		printf("%11s  %8.1f ms  %7.2f ms  %8.2f ms  %6zu\n",
+		printf("%11s  %8.1f ms  %7.2f ms  %8.2f ms  %6zu  %14.2f ms  %8d of %d\n",
 		       every_name(r[i].every, name, sizeof(name)), r[i].loop_ms,
 		       clock_ns_to_ms(r[i].st.max_ns),
-		       clock_ns_to_ms(r[i].st.p50_ns), r[i].st.count);
+		       clock_ns_to_ms(r[i].st.p50_ns), r[i].st.count,
+		       clock_ns_to_ms(r[i].longest_ns), r[i].slow_callbacks,
+		       r[i].callbacks);
 }
 
 static void print_csv(const struct options *o, const struct result *r,
@@ -233,14 +274,16 @@ static void print_csv(const struct options *o, const struct result *r,
 	char name[16];
 
 	printf("yield_every,items,item_us,beat_ms,base,loop_total_ms,beats,"
-	       "worst_lag_ms,median_lag_ms,p99_lag_ms\n");
+	       "worst_lag_ms,median_lag_ms,p99_lag_ms,slow_ms,callbacks,"
+	       "slow_callbacks,longest_callback_ms\n");
 	for (size_t i = 0; i < n; i++)
-		printf("%s,%d,%d,%d,%s,%.3f,%zu,%.3f,%.3f,%.3f\n",
+		printf("%s,%d,%d,%d,%s,%.3f,%zu,%.3f,%.3f,%.3f,%d,%d,%d,%.3f\n",
 		       every_name(r[i].every, name, sizeof(name)), o->items,
 		       o->item_us, o->beat_ms, o->default_base ? "default" : "mine",
 		       r[i].loop_ms, r[i].st.count, clock_ns_to_ms(r[i].st.max_ns),
 		       clock_ns_to_ms(r[i].st.p50_ns),
-		       clock_ns_to_ms(r[i].st.p99_ns));
+		       clock_ns_to_ms(r[i].st.p99_ns), o->slow_ms, r[i].callbacks,
+		       r[i].slow_callbacks, clock_ns_to_ms(r[i].longest_ns));
 }
 
 int main(int argc, char **argv)

@@ -21,6 +21,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,6 +29,9 @@
 struct options {
 	int n, difficulty, delay_ms, cap, batch;
 	bool serial, batched, csv;
+	double item_ms;            /* --item-ms */
+	uint64_t links;            /* per item: --links, or calibrated */
+	double ns_per_link;        /* measured by the calibration, or 0 */
 };
 
 struct result {
@@ -39,11 +43,15 @@ struct result {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ex06 [--n N] [--difficulty D] [--delay-ms MS] [--cap N]\n"
+		"usage: ex06 [--n N] [--item-ms MS] [--difficulty D]\n"
+		"            [--links N] [--delay-ms MS] [--cap N]\n"
 		"            [--batch N] [--mode all|serial|batched] [--csv]\n"
 		"  --n N           items to hash and save (1-10000, default 120)\n"
-		"  --difficulty D  hash chain of 2^(D+8) SHA-256 links per item\n"
-		"                  (0-16, default 8: about 10 ms here)\n"
+		"  --item-ms MS    CPU time of one item: its SHA-256 links are\n"
+		"                  calibrated to it at start-up (0.1-1000, default 16)\n"
+		"  --difficulty D  scales the item time by 2^(D-8): 9 doubles it,\n"
+		"                  7 halves it (0-16, default 8)\n"
+		"  --links N       exactly N links per item, no calibration\n"
 		"  --delay-ms MS   the server answers each save after MS ms\n"
 		"                  (0-10000, default 50)\n"
 		"  --cap N         the server holds at most N saves at once; the\n"
@@ -77,6 +85,36 @@ static int parse_int(const char *arg, const char *name, int lo, int hi)
 	return (int)v;
 }
 
+static double parse_ms(const char *arg, const char *name, double lo, double hi)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (*arg == '\0' || *end != '\0' || !(v >= lo && v <= hi)) {
+		fprintf(stderr, "ex06: %s must be a number from %g to %g, not '%s'\n",
+			name, lo, hi, arg);
+		usage(stderr);
+		exit(2);
+	}
+	return v;
+}
+
+static uint64_t parse_links(const char *arg)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+
+	if (*arg < '0' || *arg > '9' || *end != '\0' || v < 1 ||
+	    v > HASHWORK_MAX_LINKS) {
+		fprintf(stderr, "ex06: --links must be a whole number from 1 to "
+			"%llu, not '%s'\n", (unsigned long long)HASHWORK_MAX_LINKS,
+			arg);
+		usage(stderr);
+		exit(2);
+	}
+	return (uint64_t)v;
+}
+
 static void parse_mode(const char *arg, struct options *o)
 {
 	o->serial = strcmp(arg, "all") == 0 || strcmp(arg, "serial") == 0;
@@ -90,6 +128,8 @@ static struct options parse_args(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "n", required_argument, NULL, 'n' },
 		{ "difficulty", required_argument, NULL, 'd' },
+		{ "item-ms", required_argument, NULL, 'i' },
+		{ "links", required_argument, NULL, 'L' },
 		{ "delay-ms", required_argument, NULL, 'D' },
 		{ "cap", required_argument, NULL, 'c' },
 		{ "batch", required_argument, NULL, 'b' },
@@ -98,7 +138,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { 120, 8, 50, 10, 10, true, true, false };
+	struct options o = { 120, 8, 50, 10, 10, true, true, false, 16, 0, 0 };
 	int c;
 
 	opterr = 0;
@@ -106,6 +146,8 @@ static struct options parse_args(int argc, char **argv)
 		switch (c) {
 		case 'n': o.n = parse_int(optarg, "--n", 1, 10000); break;
 		case 'd': o.difficulty = parse_int(optarg, "--difficulty", 0, 16); break;
+		case 'i': o.item_ms = parse_ms(optarg, "--item-ms", 0.1, 1000); break;
+		case 'L': o.links = parse_links(optarg); break;
 		case 'D': o.delay_ms = parse_int(optarg, "--delay-ms", 0, 10000); break;
 		case 'c': o.cap = parse_int(optarg, "--cap", 1, 64); break;
 		case 'b': o.batch = parse_int(optarg, "--batch", 1, SS_MAX_BATCH); break;
@@ -127,6 +169,42 @@ static void progress(const char *fmt, const char *what)
 		fprintf(stderr, fmt, what);
 }
 
+/* The links of one item: calibrated on this machine to item_ms x
+ * 2^(difficulty - 8), unless --links fixed them.  An item's lesson is its
+ * TIME against the server's delay: 2^16 links took 5 ms on one CPU and
+ * 14 ms on another, so a fixed count would teach opposite lessons. */
+static void plan_items(struct options *o)
+{
+	struct hashwork *h;
+	double target_ms = ldexp(o->item_ms, o->difficulty - 8);
+
+	if (o->links > 0)
+		return;
+	h = hashwork_new();
+	if (!h)
+		errx(1, "libcrypto: no SHA-256");
+	o->links = hashwork_calibrate(h, (int64_t)(target_ms * 1e6),
+				      &o->ns_per_link);
+	hashwork_free(h);
+	if (o->links == 0)
+		errx(1, "cannot calibrate the hash work (libcrypto failed)");
+}
+
+/* "of 123456 links (calibrated to 16.0 ms at 130 ns per link)" */
+static const char *describe_items(const struct options *o, char *buf,
+				  size_t size)
+{
+	if (o->ns_per_link > 0)
+		snprintf(buf, size, "of %llu SHA-256 links (calibrated to "
+			 "%.1f ms at %.0f ns per link)",
+			 (unsigned long long)o->links,
+			 ldexp(o->item_ms, o->difficulty - 8), o->ns_per_link);
+	else
+		snprintf(buf, size, "of %llu SHA-256 links (--links)",
+			 (unsigned long long)o->links);
+	return buf;
+}
+
 /* The CPU floor: the same n hashes, no saves. */
 static double cpu_floor_s(const struct options *o)
 {
@@ -138,7 +216,7 @@ static double cpu_floor_s(const struct options *o)
 		errx(1, "libcrypto: no SHA-256");
 	progress("ex06: %s ...\n", "CPU floor (hashes only)");
 	for (int i = 0; i < o->n; i++)
-		if (hashwork_item(h, (uint64_t)i, o->difficulty, digest) != 0)
+		if (hashwork_item_links(h, (uint64_t)i, o->links, digest) != 0)
 			errx(1, "libcrypto failed");
 	hashwork_free(h);
 	return (double)(clock_monotonic_ns() - start) / 1e9;
@@ -168,7 +246,7 @@ static struct result run_version(const struct options *o, bool batched,
 	if (!client || !h)
 		errx(1, "out of memory");
 	progress("ex06: %s version ...\n", res.mode);
-	ss_init(&r, client, h, (size_t)o->n, o->difficulty, NULL);
+	ss_init(&r, client, h, (size_t)o->n, o->links, NULL);
 	start = clock_monotonic_ns();
 	rc = batched ? ss_batched(&r, (size_t)batch) : ss_serial(&r);
 	res.total_s = (double)(clock_monotonic_ns() - start) / 1e9;
@@ -195,13 +273,15 @@ static double io_floor_s(const struct options *o, int batch)
 
 static void print_header(const struct options *o)
 {
+	char what[128];
+
 	if (o->csv) {
 		printf("mode,batch,n,difficulty,delay_ms,cap,total_s,cpu_floor_s,"
-		       "hash_s,overhead_s,over_floor_s,io_floor_s\n");
+		       "hash_s,overhead_s,over_floor_s,io_floor_s,links,item_ms\n");
 		return;
 	}
-	printf("ex06: %d items at difficulty %d, each saved to a server that "
-	       "answers after %d ms (%d at once)\n\n", o->n, o->difficulty,
+	printf("ex06: %d items %s,\neach saved to a server that answers after "
+	       "%d ms (%d at once)\n\n", o->n, describe_items(o, what, sizeof(what)),
 	       o->delay_ms, o->cap);
 	printf("%-13s %9s %10s %9s %10s %14s\n", "version", "total", "CPU floor",
 	       "hashing", "overhead", "waits at least");
@@ -213,11 +293,12 @@ static void print_row(const struct options *o, const struct result *r,
 	char name[32];
 
 	if (o->csv) {
-		printf("%s,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
-		       r->mode, r->batch, o->n, o->difficulty, o->delay_ms,
-		       o->cap, r->total_s, floor_s, r->hash_s,
+		printf("%s,%d,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%llu,"
+		       "%.2f\n", r->mode, r->batch, o->n, o->difficulty,
+		       o->delay_ms, o->cap, r->total_s, floor_s, r->hash_s,
 		       r->total_s - r->hash_s, r->total_s - floor_s,
-		       r->io_floor_s);
+		       r->io_floor_s, (unsigned long long)o->links,
+		       floor_s * 1000.0 / o->n);
 		return;
 	}
 	if (strcmp(r->mode, "batched") == 0)
@@ -229,11 +310,13 @@ static void print_row(const struct options *o, const struct result *r,
 	       r->io_floor_s);
 }
 
-static void print_notes(const struct options *o)
+static void print_notes(const struct options *o, double floor_s)
 {
 	if (o->csv)
 		return;
-	printf("\noverhead = total - hashing: the time the run spent not "
+	printf("\none item took %.1f ms here (the CPU floor / n).\n",
+	       floor_s * 1000.0 / o->n);
+	printf("overhead = total - hashing: the time the run spent not "
 	       "hashing (waiting).\n"
 	       "waits at least: one server delay per wait, more when a wait "
 	       "holds more than %d saves.\n", o->cap);
@@ -242,8 +325,12 @@ static void print_notes(const struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = parse_args(argc, argv);
-	double floor_s = cpu_floor_s(&o);
-	struct result floor_row = { "cpu_floor", 0, floor_s, floor_s, 0 };
+	double floor_s;
+	struct result floor_row;
+
+	plan_items(&o);
+	floor_s = cpu_floor_s(&o);
+	floor_row = (struct result){ "cpu_floor", 0, floor_s, floor_s, 0 };
 
 	print_header(&o);
 	print_row(&o, &floor_row, floor_s);
@@ -258,6 +345,6 @@ int main(int argc, char **argv)
 		print_row(&o, &r, floor_s);
 		fflush(stdout);
 	}
-	print_notes(&o);
+	print_notes(&o, floor_s);
 	return 0;
 }

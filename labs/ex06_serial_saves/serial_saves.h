@@ -42,7 +42,10 @@ struct ss_run {
 	struct save_client *client;   /* the saves go here (not owned) */
 	struct hashwork *hasher;      /* (not owned) */
 	size_t n;                     /* items 0 .. n-1; item i is saved as id i */
-	int difficulty;               /* of every item (hashwork_item) */
+	uint64_t links;               /* SHA-256 links per item
+					 (hashwork_item_links); the programs
+					 get it from hashwork_calibrate(), so
+					 an item takes a set time */
 	struct trace *trace;          /* may be NULL: ss_hash records "h<i>"
 					 when item i's hash is complete */
 	/* room for one batch of digests, for ss_batched() */
@@ -61,11 +64,11 @@ struct ss_run {
  * hasher are not owned; trace may be NULL.
  */
 void ss_init(struct ss_run *r, struct save_client *client,
-	     struct hashwork *hasher, size_t n, int difficulty,
+	     struct hashwork *hasher, size_t n, uint64_t links,
 	     struct trace *trace);
 
 /*
- * Hashes item i at r->difficulty into hex (64 hex digits and a NUL), then
+ * Hashes item i (r->links links) into hex (64 hex digits and a NUL), then
  * records "h<i>" in r->trace.  Counts r->hashed and r->hash_ns.
  * @return 0, or -1 when libcrypto fails.
  */

@@ -11,14 +11,14 @@
 #include <string.h>
 
 void ss_init(struct ss_run *r, struct save_client *client,
-	     struct hashwork *hasher, size_t n, int difficulty,
+	     struct hashwork *hasher, size_t n, uint64_t links,
 	     struct trace *trace)
 {
 	memset(r, 0, sizeof(*r));
 	r->client = client;
 	r->hasher = hasher;
 	r->n = n;
-	r->difficulty = difficulty;
+	r->links = links;
 	r->trace = trace;
 }
 
@@ -27,7 +27,7 @@ int ss_hash(struct ss_run *r, size_t i, char hex[SS_HEX_SIZE])
 	uint8_t digest[HASHWORK_DIGEST_LEN];
 	int64_t start = clock_now_ns();
 
-	if (hashwork_item(r->hasher, i, r->difficulty, digest) != 0)
+	if (hashwork_item_links(r->hasher, i, r->links, digest) != 0)
 		return -1;
 	r->hash_ns += clock_now_ns() - start;
 	r->hashed++;

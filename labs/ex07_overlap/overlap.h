@@ -45,7 +45,9 @@ struct ovl_job {
 	struct hashwork *hasher;      /* (not owned) */
 	size_t n;                     /* items 0 .. n-1 (n >= 1); item i is
 					 saved as id i */
-	int difficulty;
+	uint64_t links;               /* SHA-256 links per item
+					 (hashwork_item_links), from
+					 hashwork_calibrate() in the program */
 	struct trace *trace;          /* may be NULL: ovl_hash records "h<i>"
 					 when item i's hash is complete */
 	ovl_done_fn done;             /* may be NULL */

@@ -14,7 +14,7 @@ int ovl_hash(struct ovl_task *t, size_t i, char hex[OVL_HEX_SIZE])
 	uint8_t digest[HASHWORK_DIGEST_LEN];
 	int64_t start = clock_now_ns();
 
-	if (hashwork_item(t->job.hasher, i, t->job.difficulty, digest) != 0)
+	if (hashwork_item_links(t->job.hasher, i, t->job.links, digest) != 0)
 		return -1;
 	t->hash_ns += clock_now_ns() - start;
 	t->hashed++;

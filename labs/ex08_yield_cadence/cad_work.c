@@ -14,7 +14,7 @@ int cad_hash(struct cad_task *t, size_t i, char hex[CAD_HEX_SIZE])
 	uint8_t digest[HASHWORK_DIGEST_LEN];
 	int64_t start = clock_now_ns();
 
-	if (hashwork_item(t->job.hasher, i, t->job.difficulty, digest) != 0)
+	if (hashwork_item_links(t->job.hasher, i, t->job.links, digest) != 0)
 		return -1;
 	/* Counted before the clock is read again: a grader's fake clock may
 	 * charge the item's cost from this count. */

@@ -60,7 +60,9 @@ struct cad_job {
 	struct hashwork *hasher;      /* (not owned) */
 	size_t n;                     /* items 0 .. n-1 (n >= 1); item i is
 					 saved as id i */
-	int difficulty;
+	uint64_t links;               /* SHA-256 links per item
+					 (hashwork_item_links), from
+					 hashwork_calibrate() in the program */
 	struct cadence cadence;
 	struct trace *trace;          /* may be NULL: cad_hash records "h<i>"
 					 when item i's hash is complete */

@@ -151,13 +151,14 @@ static void referee_cb(evutil_socket_t fd, short what, void *arg)
 		event_base_loopbreak(w->base);
 }
 
-/* Runs n items at difficulty d with cadence c until nothing is left to do
+/* Runs n items of `links` links with cadence c until nothing is left to do
  * (at most 5 s, scaled: the reference needs well under 0.5 s). */
-static void run_task(struct world *w, size_t n, int d, struct cadence c)
+static void run_task(struct world *w, size_t n, uint64_t links,
+		     struct cadence c)
 {
 	struct cad_job job = {
 		.client = w->client, .hasher = w->hasher, .n = n,
-		.difficulty = d, .cadence = c, .trace = w->trace,
+		.links = links, .cadence = c, .trace = w->trace,
 		.done = done_cb, .arg = w,
 	};
 	struct timeval tick = { 0, 1000 };
@@ -240,7 +241,7 @@ static int64_t hashed_at(const struct world *w, size_t i)
 /*
  * Catches: an off-by-one cadence — a yield after items 0, k, 2k (the
  * item's index instead of the count), a yield after the last item, a
- * slice of k + 1 items.  23 items at difficulty 2 for k = 1, 2, 5, 10:
+ * slice of k + 1 items.  23 items of 1024 links for k = 1, 2, 5, 10:
  * yields after items k-1, 2k-1, ... below 22, exactly (22, 11, 4 and 2
  * yields).  A count: no clock involved.
  */
@@ -255,7 +256,7 @@ static void every_k_yields_exactly_after_every_kth_item(void **state)
 	world_start(&w, 5, 10);
 	for (size_t j = 0; j < sizeof(ks) / sizeof(ks[0]); j++) {
 		world_next_task(&w);
-		run_task(&w, 23, 2, (struct cadence){ .every = ks[j] });
+		run_task(&w, 23, 1024, (struct cadence){ .every = ks[j] });
 		expected_yields(23, ks[j], want, sizeof(want));
 		snprintf(expected, sizeof(expected), "every = %u, 23 items: "
 			 "yields after items %s", ks[j], want);
@@ -275,7 +276,7 @@ static void never_does_not_yield_at_all(void **state)
 
 	(void)state;
 	world_start(&w, 5, 10);
-	run_task(&w, 23, 2, (struct cadence){ .every = 0 });
+	run_task(&w, 23, 1024, (struct cadence){ .every = 0 });
 	GRADE_EXPECT(w.yields == 0,
 		     "every = 0 (never): no yield, all 23 items in one slice",
 		     "%u yield(s), after items %s", w.yields,
@@ -333,7 +334,7 @@ static void never_drains_every_save_after_the_last_hash_in_waves(void **state)
 
 	(void)state;
 	world_start(&w, 50, 5);
-	run_task(&w, 20, 4, (struct cadence){ .every = 0 });
+	run_task(&w, 20, 4096, (struct cadence){ .every = 0 });
 	read_log(&w);
 	GRADE_EXPECT(w.n_recs == 20, "the server stored all 20 saves",
 		     "it stored %zu", w.n_recs);
@@ -396,7 +397,7 @@ static void budget_cadence_yields_when_the_budget_is_spent(void **state)
 	fake_cost = cost;
 	fake_gap_ns = 30 * MS;
 	clock_set_source(progress_clock);
-	run_task(&w, 20, 2, (struct cadence){ .budget_ns = 10 * MS });
+	run_task(&w, 20, 1024, (struct cadence){ .budget_ns = 10 * MS });
 	g = yields_after(w.trace, got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "3 7 10 12 14 16 18") == 0,
 		     "items of 3 ms then 7 ms, budget 10 ms, 30 ms elsewhere "
@@ -424,7 +425,7 @@ static void every_save_is_acknowledged_before_done(void **state)
 
 	(void)state;
 	world_start(&w, 30, 10);
-	run_task(&w, 20, 4, (struct cadence){ .every = 5 });
+	run_task(&w, 20, 4096, (struct cadence){ .every = 5 });
 	GRADE_EXPECT(w.done_calls == 1, "done is called exactly once",
 		     "it was called %d times", w.done_calls);
 	GRADE_EXPECT(w.outstanding_at_done == 0 && w.acked_at_done == 20,
@@ -442,7 +443,7 @@ static void every_save_is_acknowledged_before_done(void **state)
 	for (size_t id = 0; id < 20; id++) {
 		const struct save_record *rec = record_of(&w, id);
 
-		GRADE_EXPECT(hashwork_item(w.hasher, id, 4, d) == 0,
+		GRADE_EXPECT(hashwork_item_links(w.hasher, id, 4096, d) == 0,
 			     "the grader hashes item i", "libcrypto failed");
 		hashwork_hex(d, want);
 		GRADE_EXPECT(rec && strcmp(rec->digest, want) == 0,

@@ -29,6 +29,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +41,9 @@ struct options {
 	struct cadence cadences[MAX_CADENCES];
 	size_t n_cadences;
 	bool csv;
+	double item_ms;            /* --item-ms */
+	uint64_t links;            /* per item: --links, or calibrated */
+	double ns_per_link;        /* measured by the calibration, or 0 */
 };
 
 /* What one cadence measured. */
@@ -54,14 +58,18 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ex08 [--cadences LIST] [--budget-ms MS] [--n N]\n"
-		"            [--difficulty D] [--delay-ms MS] [--cap N] [--csv]\n"
+		"            [--item-ms MS] [--difficulty D]\n"
+		"            [--links N] [--delay-ms MS] [--cap N] [--csv]\n"
 		"  --cadences LIST  what to sweep, in order: numbers k (yield every\n"
 		"                   k items), never, budget (default\n"
 		"                   1,2,5,10,never,budget)\n"
 		"  --budget-ms MS   the budget of 'budget' (1-10000, default 5)\n"
 		"  --n N            items to hash and save (1-10000, default 120)\n"
-		"  --difficulty D   hash chain of 2^(D+8) SHA-256 links per item\n"
-		"                   (0-16, default 8: about 10 ms here)\n"
+		"  --item-ms MS     CPU time of one item: its SHA-256 links are\n"
+		"                   calibrated to it at start-up (0.1-1000, default 16)\n"
+		"  --difficulty D   scales the item time by 2^(D-8): 9 doubles it,\n"
+		"                   7 halves it (0-16, default 8)\n"
+		"  --links N        exactly N links per item, no calibration\n"
 		"  --delay-ms MS    the server answers each save after MS ms\n"
 		"                   (0-10000, default 50)\n"
 		"  --cap N          the server holds at most N saves at once; the\n"
@@ -88,6 +96,36 @@ static int parse_int(const char *arg, const char *name, int lo, int hi)
 		exit(2);
 	}
 	return (int)v;
+}
+
+static double parse_ms(const char *arg, const char *name, double lo, double hi)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (*arg == '\0' || *end != '\0' || !(v >= lo && v <= hi)) {
+		fprintf(stderr, "ex08: %s must be a number from %g to %g, not '%s'\n",
+			name, lo, hi, arg);
+		usage(stderr);
+		exit(2);
+	}
+	return v;
+}
+
+static uint64_t parse_links(const char *arg)
+{
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+
+	if (*arg < '0' || *arg > '9' || *end != '\0' || v < 1 ||
+	    v > HASHWORK_MAX_LINKS) {
+		fprintf(stderr, "ex08: --links must be a whole number from 1 to "
+			"%llu, not '%s'\n", (unsigned long long)HASHWORK_MAX_LINKS,
+			arg);
+		usage(stderr);
+		exit(2);
+	}
+	return (uint64_t)v;
 }
 
 /* "1,2,never,budget" into o->cadences; a budget's length is set later,
@@ -117,7 +155,8 @@ static void set_defaults(struct options *o)
 	};
 
 	*o = (struct options){ .n = 120, .difficulty = 8, .delay_ms = 50,
-			       .cap = 10, .budget_ms = 5 };
+			       .cap = 10, .budget_ms = 5,
+			       .item_ms = 16 };
 	memcpy(o->cadences, sweep, sizeof(sweep));
 	o->n_cadences = sizeof(sweep) / sizeof(sweep[0]);
 }
@@ -129,6 +168,8 @@ static struct options parse_args(int argc, char **argv)
 		{ "budget-ms", required_argument, NULL, 'b' },
 		{ "n", required_argument, NULL, 'n' },
 		{ "difficulty", required_argument, NULL, 'd' },
+		{ "item-ms", required_argument, NULL, 'i' },
+		{ "links", required_argument, NULL, 'L' },
 		{ "delay-ms", required_argument, NULL, 'D' },
 		{ "cap", required_argument, NULL, 'c' },
 		{ "csv", no_argument, NULL, 'C' },
@@ -146,6 +187,8 @@ static struct options parse_args(int argc, char **argv)
 		case 'b': o.budget_ms = parse_int(optarg, "--budget-ms", 1, 10000); break;
 		case 'n': o.n = parse_int(optarg, "--n", 1, 10000); break;
 		case 'd': o.difficulty = parse_int(optarg, "--difficulty", 0, 16); break;
+		case 'i': o.item_ms = parse_ms(optarg, "--item-ms", 0.1, 1000); break;
+		case 'L': o.links = parse_links(optarg); break;
 		case 'D': o.delay_ms = parse_int(optarg, "--delay-ms", 0, 10000); break;
 		case 'c': o.cap = parse_int(optarg, "--cap", 1, 64); break;
 		case 'C': o.csv = true; break;
@@ -173,6 +216,42 @@ static const char *cadence_name(const struct cadence *c, char *buf, size_t size)
 	return buf;
 }
 
+/* The links of one item: calibrated on this machine to item_ms x
+ * 2^(difficulty - 8), unless --links fixed them.  An item's lesson is its
+ * TIME against the server's delay: 2^16 links took 5 ms on one CPU and
+ * 14 ms on another, so a fixed count would teach opposite lessons. */
+static void plan_items(struct options *o)
+{
+	struct hashwork *h;
+	double target_ms = ldexp(o->item_ms, o->difficulty - 8);
+
+	if (o->links > 0)
+		return;
+	h = hashwork_new();
+	if (!h)
+		errx(1, "libcrypto: no SHA-256");
+	o->links = hashwork_calibrate(h, (int64_t)(target_ms * 1e6),
+				      &o->ns_per_link);
+	hashwork_free(h);
+	if (o->links == 0)
+		errx(1, "cannot calibrate the hash work (libcrypto failed)");
+}
+
+/* "of 123456 links (calibrated to 16.0 ms at 130 ns per link)" */
+static const char *describe_items(const struct options *o, char *buf,
+				  size_t size)
+{
+	if (o->ns_per_link > 0)
+		snprintf(buf, size, "of %llu SHA-256 links (calibrated to "
+			 "%.1f ms at %.0f ns per link)",
+			 (unsigned long long)o->links,
+			 ldexp(o->item_ms, o->difficulty - 8), o->ns_per_link);
+	else
+		snprintf(buf, size, "of %llu SHA-256 links (--links)",
+			 (unsigned long long)o->links);
+	return buf;
+}
+
 /* The CPU floor: the same n hashes, no saves. */
 static double cpu_floor_s(const struct options *o)
 {
@@ -185,7 +264,7 @@ static double cpu_floor_s(const struct options *o)
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "ex08: CPU floor (hashes only) ...\n");
 	for (int i = 0; i < o->n; i++)
-		if (hashwork_item(h, (uint64_t)i, o->difficulty, digest) != 0)
+		if (hashwork_item_links(h, (uint64_t)i, o->links, digest) != 0)
 			errx(1, "libcrypto failed");
 	hashwork_free(h);
 	return (double)(clock_monotonic_ns() - start) / 1e9;
@@ -281,7 +360,7 @@ static void start_task(const struct options *o, struct run *r,
 {
 	struct cad_job job = {
 		.client = r->client, .hasher = h, .n = (size_t)o->n,
-		.difficulty = o->difficulty, .cadence = *c, .trace = trace,
+		.links = o->links, .cadence = *c, .trace = trace,
 		.done = done_cb, .arg = r,
 	};
 
@@ -342,17 +421,20 @@ static const char *class_of(const struct options *o, double overhead_s)
 
 static void print_header(const struct options *o, double floor_s)
 {
+	char what[128];
+
 	if (o->csv) {
 		printf("cadence,every,budget_ms,yields,n,difficulty,delay_ms,cap,"
 		       "total_s,cpu_floor_s,hash_s,overhead_s,over_floor_s,"
-		       "saves_after_hashing,drain_s,class\n");
+		       "saves_after_hashing,drain_s,class,links,item_ms\n");
 		return;
 	}
-	printf("ex08: %d items at difficulty %d, each saved without waiting to "
-	       "a server that\nanswers after %d ms, %d at once.  CPU floor (the "
-	       "hashes alone): %.3f s.\nAll saves after the hashing would drain "
-	       "in ceil(%d / %d) x %d ms = %.3f s.\n\n", o->n, o->difficulty,
-	       o->delay_ms, o->cap, floor_s, o->n, o->cap, o->delay_ms,
+	printf("ex08: %d items %s,\neach saved without waiting to a server "
+	       "that answers after %d ms, %d at once.\nCPU floor (the hashes "
+	       "alone): %.3f s, %.1f ms per item.\nAll saves after the hashing "
+	       "would drain in ceil(%d / %d) x %d ms = %.3f s.\n\n", o->n,
+	       describe_items(o, what, sizeof(what)), o->delay_ms, o->cap,
+	       floor_s, floor_s * 1000.0 / o->n, o->n, o->cap, o->delay_ms,
 	       drain_s(o));
 	printf("%-13s %6s %9s %9s %9s %11s  %s\n", "cadence", "yields", "total",
 	       "hashing", "overhead", "after hash", "class");
@@ -367,12 +449,13 @@ static void print_row(const struct options *o, const struct row *r,
 	cadence_name(&r->cadence, name, sizeof(name));
 	if (o->csv) {
 		printf("%s,%u,%lld,%u,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,"
-		       "%.3f,%s\n", name, r->cadence.every,
+		       "%.3f,%s,%llu,%.2f\n", name, r->cadence.every,
 		       (long long)(r->cadence.budget_ns / CLOCK_NS_PER_MS),
 		       r->yields, o->n, o->difficulty, o->delay_ms, o->cap,
 		       r->total_s, floor_s, r->hash_s, overhead,
 		       r->total_s - floor_s, r->late, drain_s(o),
-		       class_of(o, overhead));
+		       class_of(o, overhead), (unsigned long long)o->links,
+		       floor_s * 1000.0 / o->n);
 		return;
 	}
 	printf("%-13s %6u %7.3f s %7.3f s %7.3f s %7zu/%-3d  %s\n", name,
@@ -394,8 +477,11 @@ static void print_notes(const struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o = parse_args(argc, argv);
-	double floor_s = cpu_floor_s(&o);
+	double floor_s;
 	char name[32];
+
+	plan_items(&o);
+	floor_s = cpu_floor_s(&o);
 
 	print_header(&o, floor_s);
 	fflush(stdout);

@@ -208,4 +208,4 @@ grading_section() {
 cat "$out"
 met=$(grep -c ' meets' "$out")
 missed=$(grep -c ' MISSES' "$out")
-printf '\nTargets: %d met, %d missed (README.md, "Performance", says why).\n' "$met" "$missed"
+printf '\nTargets: %d met, %d missed (data/README.md says why).\n' "$met" "$missed"

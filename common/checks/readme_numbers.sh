@@ -12,7 +12,7 @@ if ! command -v python3 >/dev/null 2>&1; then
 	exit 0
 fi
 only=${LAB:-}
-readmes=(README.md)
+readmes=(README.md labs/README.md solutions/README.md data/README.md common/DESIGN.md)
 for r in labs/*/README.md; do
 	lab=$(basename "$(dirname "$r")")
 	if [ -z "$only" ] || [[ ",$only," == *",${lab%%_*},"* ]]; then

@@ -651,19 +651,26 @@ gradescope_checks() {
 # ---- the guides cannot drift from the code ----------------------------------
 
 guide_checks() {
-	local cmd n=0 bad=0
+	local cmd n=0 bad=0 g
+	# Every guide a reader is sent to from the front page.
+	local guides=("$repo/README.md")
+	for g in labs/README.md solutions/README.md solutions/wrong/README.md data/README.md \
+		common/gradescope/README.md common/grade/README.md common/mutants/README.md \
+		common/DESIGN.md common/CONTRIBUTING.md common/saveserver/README.md; do
+		[ -f "$repo/$g" ] && guides+=("$repo/$g")
+	done
 	while IFS= read -r cmd; do
 		n=$((n + 1))
 		[ "$cmd" = "make check" ] && continue   # running now
 		if ! grep -qxF -- "$cmd" "$ran"; then
-			fail "README.md or common/gradescope/README.md shows '$cmd', which make check does not run"
+			fail "a guide (${guides[*]#"$repo/"}) shows '$cmd', which make check does not run"
 			bad=1
 		fi
 	done < <(awk '/^[ \t]*```/ { inside = ($0 ~ /^[ \t]*```sh$/); next }
 		inside { sub(/^[ \t]+/, ""); sub(/[ \t]+#.*$/, ""); if ($0 != "") print }' \
-		"$repo/README.md" "$repo/common/gradescope/README.md")
-	[ "$n" -gt 0 ] || { fail "README.md shows no command (no \`\`\`sh block)"; return; }
-	[ $bad = 0 ] && pass "every command README.md shows ($n) was run above"
+		"${guides[@]}")
+	[ "$n" -gt 0 ] || { fail "the guides show no command (no \`\`\`sh block)"; return; }
+	[ $bad = 0 ] && pass "every command the guides show ($n, in ${#guides[@]} files) was run above"
 }
 
 SECONDS=0

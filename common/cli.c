@@ -35,6 +35,21 @@ int cli_int(struct cli *c, const char *arg, const char *option, int lo,
 	return (int)cli_long(c, arg, option, lo, hi);
 }
 
+double cli_double(struct cli *c, const char *arg, const char *option,
+		  double lo, double hi)
+{
+	char problem[256], *end;
+	double v = strtod(arg, &end);
+
+	if (*arg != '\0' && *end == '\0' && v >= lo && v <= hi)
+		return v;
+	snprintf(problem, sizeof(problem),
+		 "%s must be a number from %g to %g, not '%.64s'", option, lo,
+		 hi, arg);
+	cli_bad(c, problem);
+	return lo;
+}
+
 int cli_choice(struct cli *c, const char *arg, const char *option,
 	       const char *const *names, int n)
 {

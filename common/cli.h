@@ -33,6 +33,10 @@ long cli_long(struct cli *c, const char *arg, const char *option, long lo,
 int cli_int(struct cli *c, const char *arg, const char *option, int lo,
 	    int hi);
 
+/* The number in arg (strtod), from lo to hi; otherwise a message and lo. */
+double cli_double(struct cli *c, const char *arg, const char *option,
+		  double lo, double hi);
+
 /* The index of arg in names[0..n), or a message listing the names and 0. */
 int cli_choice(struct cli *c, const char *arg, const char *option,
 	       const char *const *names, int n);

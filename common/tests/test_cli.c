@@ -58,6 +58,7 @@ static void in_range_values_come_back(void **state)
 	assert_int_equal(cli_long(&c, "7", "--n", 1, 9), 7);
 	assert_int_equal(cli_int(&c, "-3", "--n", -5, 5), -3);
 	assert_int_equal(cli_long(&c, "9", "--n", 1, 9), 9);
+	assert_true(cli_double(&c, "0.5", "--ms", 0.01, 1000) == 0.5);
 	assert_false(cli_failed(&c));
 	assert_int_equal(usage_calls, 0);
 }
@@ -83,6 +84,7 @@ static void parse_edges(struct cli *c)
 	cli_long(c, "", "--a", 0, 1);
 	cli_long(c, "0", "--b", 1, 2);
 	cli_long(c, "99999999999999999999999", "--c", 0, 10);
+	cli_double(c, "nan", "--d", 0, 1);
 }
 
 static void empty_out_of_range_and_overflow_fail_with_one_usage(void **state)
@@ -94,6 +96,7 @@ static void empty_out_of_range_and_overflow_fail_with_one_usage(void **state)
 	assert_non_null(strstr(out, "--a must be"));
 	assert_non_null(strstr(out, "--b must be"));
 	assert_non_null(strstr(out, "--c must be"));
+	assert_non_null(strstr(out, "--d must be a number from 0 to 1, not 'nan'"));
 	assert_true(cli_failed(&c));
 	assert_int_equal(usage_calls, 1);
 }

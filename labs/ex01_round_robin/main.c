@@ -6,6 +6,7 @@
  */
 #include "round_robin.h"
 
+#include "cli.h"
 #include "clock.h"
 #include "evbase.h"
 #include "lag.h"
@@ -97,27 +98,6 @@ static void usage(FILE *f)
 		"  --csv         print one CSV row (with a header) instead of the trace\n");
 }
 
-static void bad_usage(const char *problem)
-{
-	fprintf(stderr, "ex01: %s\n", problem);
-	usage(stderr);
-	exit(2);
-}
-
-static int parse_int(const char *arg, const char *name, int lo, int hi)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "ex01: %s must be a whole number from %d to %d, "
-			"not '%s'\n", name, lo, hi, arg);
-		usage(stderr);
-		exit(2);
-	}
-	return (int)v;
-}
-
 static const struct mechanism *find_mechanism(const char *name)
 {
 	for (size_t i = 0; i < sizeof(mechanisms) / sizeof(mechanisms[0]); i++)
@@ -140,26 +120,29 @@ static struct options parse_args(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { 2, 6, 2000, 5, "rr_yield", false, false };
+	struct cli cli = { .prog = "ex01", .usage = usage };
 	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 't': o.tasks = parse_int(optarg, "--tasks", 1, 6); break;
-		case 's': o.steps = parse_int(optarg, "--steps", 1, 100000); break;
-		case 'w': o.work_us = parse_int(optarg, "--work-us", 0, 100000); break;
-		case 'b': o.beat_ms = parse_int(optarg, "--beat-ms", 1, 1000); break;
+		case 't': o.tasks = cli_int(&cli, optarg, "--tasks", 1, 6); break;
+		case 's': o.steps = cli_int(&cli, optarg, "--steps", 1, 100000); break;
+		case 'w': o.work_us = cli_int(&cli, optarg, "--work-us", 0, 100000); break;
+		case 'b': o.beat_ms = cli_int(&cli, optarg, "--beat-ms", 1, 1000); break;
 		case 'y': o.yield = optarg; break;
 		case 'c': o.csv = true; break;
 		case 'p': o.priorities = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bad_usage("unknown option or missing value");
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bad_usage("unexpected argument");
+		cli_bad(&cli, "unexpected argument");
 	if (!find_mechanism(o.yield))
-		bad_usage("unknown --yield mechanism");
+		cli_bad(&cli, "unknown --yield mechanism");
+	if (cli_failed(&cli))
+		exit(2);
 	return o;
 }
 

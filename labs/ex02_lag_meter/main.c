@@ -7,6 +7,7 @@
  */
 #include "lag_meter.h"
 
+#include "cli.h"
 #include "clock.h"
 
 #include <err.h>
@@ -43,43 +44,20 @@ static void usage(FILE *f)
 		"  --csv          print CSV (one header row) instead of the table\n");
 }
 
-/* Says what was wrong (and with which argument, when arg is not NULL). */
-static void bad_usage(const char *problem, const char *arg)
-{
-	if (arg)
-		fprintf(stderr, "ex02: %s: '%s'\n", problem, arg);
-	else
-		fprintf(stderr, "ex02: %s\n", problem);
-	usage(stderr);
-	exit(2);
-}
-
-static int parse_int(const char *arg, const char *name, int lo, int hi)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "ex02: %s must be a whole number from %d to %d, "
-			"not '%s'\n", name, lo, hi, arg);
-		usage(stderr);
-		exit(2);
-	}
-	return (int)v;
-}
-
 /* "never,1,10" into o->every (0 = never). */
-static void parse_every(char *list, struct options *o)
+static void parse_every(struct cli *cli, char *list, struct options *o)
 {
 	o->n_every = 0;
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-		if (o->n_every == MAX_CADENCES)
-			bad_usage("--every takes at most 16 cadences", NULL);
+		if (o->n_every == MAX_CADENCES) {
+			cli_bad(cli, "--every takes at most 16 cadences");
+			return;
+		}
 		o->every[o->n_every++] = strcmp(tok, "never") == 0 ? 0 :
-			parse_int(tok, "a cadence of --every", 1, 10000000);
+			cli_int(cli, tok, "a cadence of --every", 1, 10000000);
 	}
 	if (o->n_every == 0)
-		bad_usage("--every needs at least one cadence", NULL);
+		cli_bad(cli, "--every needs at least one cadence");
 }
 
 static struct options parse_args(int argc, char **argv)
@@ -95,30 +73,30 @@ static struct options parse_args(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char *const bases[] = { "mine", "default" };
 	struct options o = { 40000, 3, 5, 100, { 0, 1, 10, 100, 1000 }, 5,
 			     false, false };
+	struct cli cli = { .prog = "ex02", .usage = usage };
 	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n': o.items = parse_int(optarg, "--items", 1, 10000000); break;
-		case 'w': o.item_us = parse_int(optarg, "--item-us", 0, 100000); break;
-		case 'b': o.beat_ms = parse_int(optarg, "--beat-ms", 1, 1000); break;
-		case 'e': parse_every(optarg, &o); break;
-		case 'B':
-			if (strcmp(optarg, "mine") && strcmp(optarg, "default"))
-				bad_usage("--base must be mine or default", optarg);
-			o.default_base = strcmp(optarg, "default") == 0;
-			break;
-		case 's': o.slow_ms = parse_int(optarg, "--slow-ms", 1, 10000); break;
+		case 'n': o.items = cli_int(&cli, optarg, "--items", 1, 10000000); break;
+		case 'w': o.item_us = cli_int(&cli, optarg, "--item-us", 0, 100000); break;
+		case 'b': o.beat_ms = cli_int(&cli, optarg, "--beat-ms", 1, 1000); break;
+		case 'e': parse_every(&cli, optarg, &o); break;
+		case 'B': o.default_base = cli_choice(&cli, optarg, "--base", bases, 2) == 1; break;
+		case 's': o.slow_ms = cli_int(&cli, optarg, "--slow-ms", 1, 10000); break;
 		case 'c': o.csv = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bad_usage("unknown option or missing value", argv[optind - 1]);
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bad_usage("unexpected argument", argv[optind]);
+		cli_bad(&cli, "unexpected argument");
+	if (cli_failed(&cli))
+		exit(2);
 	return o;
 }
 

@@ -11,6 +11,7 @@
  */
 #include "budget_map.h"
 
+#include "cli.h"
 #include "clock.h"
 #include "evbase.h"
 #include "lag.h"
@@ -52,81 +53,49 @@ static void usage(FILE *f)
 		"  --csv           print CSV (one header row) instead of the table\n");
 }
 
-static void bad_usage(const char *problem, const char *arg)
-{
-	if (arg)
-		fprintf(stderr, "ex03: %s: '%s'\n", problem, arg);
-	else
-		fprintf(stderr, "ex03: %s\n", problem);
-	usage(stderr);
-	exit(2);
-}
-
-static double parse_num(const char *arg, const char *name, double lo, double hi)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (*arg == '\0' || *end != '\0' || !(v >= lo && v <= hi)) {
-		fprintf(stderr, "ex03: %s must be a number from %g to %g, not "
-			"'%s'\n", name, lo, hi, arg);
-		usage(stderr);
-		exit(2);
-	}
-	return v;
-}
-
-static int parse_int(const char *arg, const char *name, int lo, int hi)
-{
-	double v = parse_num(arg, name, lo, hi);
-
-	if (v != (int)v)
-		bad_usage("expected a whole number", arg);
-	return (int)v;
-}
-
 /* A comma-separated list of numbers in lo..hi into out; @return count. */
-static size_t parse_list(char *list, const char *name, double lo, double hi,
-			 double *out)
+static size_t parse_list(struct cli *cli, char *list, const char *name,
+			 double lo, double hi, double *out)
 {
 	size_t n = 0;
 
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-		if (n == MAX_LIST)
-			bad_usage("too many values (at most 8)", name);
-		out[n++] = parse_num(tok, name, lo, hi);
+		if (n == MAX_LIST) {
+			cli_bad(cli, "too many values (at most 8)");
+			break;
+		}
+		out[n++] = cli_double(cli, tok, name, lo, hi);
 	}
 	return n;
 }
 
-static size_t parse_int_list(char *list, const char *name, int lo, int hi,
-			     int *out)
+static size_t parse_int_list(struct cli *cli, char *list, const char *name,
+			     int lo, int hi, int *out)
 {
-	double v[MAX_LIST];
-	size_t n = parse_list(list, name, lo, hi, v);
+	size_t n = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		if (v[i] != (int)v[i])
-			bad_usage("expected whole numbers", name);
-		out[i] = (int)v[i];
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		if (n == MAX_LIST) {
+			cli_bad(cli, "too many values (at most 8)");
+			break;
+		}
+		out[n++] = cli_int(cli, tok, name, lo, hi);
 	}
 	return n;
 }
 
-static void parse_option(int c, char *arg, struct options *o)
+static void parse_option(struct cli *cli, int c, char *arg, struct options *o)
 {
+	static const char *const yields[] = { "loop", "timer" };
+
 	switch (c) {
-	case 'b': o->n_budgets = parse_list(arg, "--budgets", 0.01, 1000, o->budgets_ms); break;
-	case 'c': o->n_counts = parse_int_list(arg, "--counts", 1, 10000000, o->counts); break;
-	case 'i': o->n_items = parse_int_list(arg, "--item-us", 1, 100000, o->item_us); break;
-	case 'w': o->work_ms = parse_int(arg, "--work-ms", 10, 5000); break;
-	case 'B': o->beat_ms = parse_int(arg, "--beat-ms", 1, 100); break;
-	case 'r': o->repeat = parse_int(arg, "--repeat", 1, 20); break;
-	case 'y':
-		if (strcmp(arg, "loop") && strcmp(arg, "timer"))
-			bad_usage("--yield must be loop or timer", arg);
-		o->timer_yield = strcmp(arg, "timer") == 0;
-		break;
+	case 'b': o->n_budgets = parse_list(cli, arg, "--budgets", 0.01, 1000, o->budgets_ms); break;
+	case 'c': o->n_counts = parse_int_list(cli, arg, "--counts", 1, 10000000, o->counts); break;
+	case 'i': o->n_items = parse_int_list(cli, arg, "--item-us", 1, 100000, o->item_us); break;
+	case 'w': o->work_ms = cli_int(cli, arg, "--work-ms", 10, 5000); break;
+	case 'B': o->beat_ms = cli_int(cli, arg, "--beat-ms", 1, 100); break;
+	case 'r': o->repeat = cli_int(cli, arg, "--repeat", 1, 20); break;
+	case 'y': o->timer_yield = cli_choice(cli, arg, "--yield", yields, 2) == 1; break;
 	}
 }
 
@@ -150,6 +119,7 @@ static struct options parse_args(int argc, char **argv)
 		.item_us = { 3, 300 }, .n_items = 2,
 		.work_ms = 100, .beat_ms = 5, .repeat = 5,
 	};
+	struct cli cli = { .prog = "ex03", .usage = usage };
 	int c;
 
 	opterr = 0;
@@ -160,15 +130,17 @@ static struct options parse_args(int argc, char **argv)
 		} else if (c == 'C') {
 			o.csv = true;
 		} else if (c == '?' || c == ':') {
-			bad_usage("unknown option or missing value", argv[optind - 1]);
+			cli_bad(&cli, "unknown option or missing value");
 		} else {
-			parse_option(c, optarg, &o);
+			parse_option(&cli, c, optarg, &o);
 		}
 	}
 	if (optind != argc)
-		bad_usage("unexpected argument", argv[optind]);
+		cli_bad(&cli, "unexpected argument");
 	if (o.n_items == 0)
-		bad_usage("--item-us needs at least one value", NULL);
+		cli_bad(&cli, "--item-us needs at least one value");
+	if (cli_failed(&cli))
+		exit(2);
 	return o;
 }
 

@@ -7,6 +7,7 @@
  */
 #include "offload.h"
 
+#include "cli.h"
 #include "clock.h"
 #include "evbase.h"
 #include "lag.h"
@@ -56,27 +57,6 @@ static void usage(FILE *f)
 		"Runs idle, inline (on the loop thread) and offload (your pool).\n");
 }
 
-static void bad_usage(const char *problem)
-{
-	fprintf(stderr, "ex04: %s\n", problem);
-	usage(stderr);
-	exit(2);
-}
-
-static int parse_int(const char *arg, const char *name, int lo, int hi)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "ex04: %s must be a whole number from %d to %d, "
-			"not '%s'\n", name, lo, hi, arg);
-		usage(stderr);
-		exit(2);
-	}
-	return (int)v;
-}
-
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -90,23 +70,26 @@ static struct options parse_args(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { 8, 32, 1, 5, false, false };
+	struct cli cli = { .prog = "ex04", .usage = usage };
 	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'j': o.jobs = parse_int(optarg, "--jobs", 1, 64); break;
-		case 'm': o.mib = parse_int(optarg, "--mib", 1, 256); break;
-		case 'w': o.workers = parse_int(optarg, "--workers", 1, 16); break;
-		case 'b': o.beat_ms = parse_int(optarg, "--beat-ms", 1, 1000); break;
+		case 'j': o.jobs = cli_int(&cli, optarg, "--jobs", 1, 64); break;
+		case 'm': o.mib = cli_int(&cli, optarg, "--mib", 1, 256); break;
+		case 'w': o.workers = cli_int(&cli, optarg, "--workers", 1, 16); break;
+		case 'b': o.beat_ms = cli_int(&cli, optarg, "--beat-ms", 1, 1000); break;
 		case 'c': o.csv = true; break;
 		case 's': o.series = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bad_usage("unknown option or missing value");
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bad_usage("unexpected argument");
+		cli_bad(&cli, "unexpected argument");
+	if (cli_failed(&cli))
+		exit(2);
 	return o;
 }
 

@@ -10,6 +10,7 @@
  */
 #include "cancel.h"
 
+#include "cli.h"
 #include "clock.h"
 #include "evbase.h"
 #include "lag.h"
@@ -63,28 +64,7 @@ static void usage(FILE *f)
 		"its flag.\n");
 }
 
-static void bad_usage(const char *problem)
-{
-	fprintf(stderr, "ex05: %s\n", problem);
-	usage(stderr);
-	exit(2);
-}
-
-static long parse_long(const char *arg, const char *name, long lo, long hi)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "ex05: %s must be a whole number from %ld to %ld, "
-			"not '%s'\n", name, lo, hi, arg);
-		usage(stderr);
-		exit(2);
-	}
-	return v;
-}
-
-static void parse_every(struct options *o, const char *list)
+static void parse_every(struct cli *cli, struct options *o, const char *list)
 {
 	char *copy = strdup(list), *save = NULL;
 
@@ -93,14 +73,16 @@ static void parse_every(struct options *o, const char *list)
 	o->n_every = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (o->n_every == MAX_INTERVALS)
-			bad_usage("--every takes at most 16 intervals");
+		if (o->n_every == MAX_INTERVALS) {
+			cli_bad(cli, "--every takes at most 16 intervals");
+			break;
+		}
 		o->every[o->n_every++] =
-			(size_t)parse_long(tok, "each --every interval", 0, 10000000);
+			(size_t)cli_long(cli, tok, "each --every interval", 0, 10000000);
 	}
 	free(copy);
 	if (o->n_every == 0)
-		bad_usage("--every needs at least one interval");
+		cli_bad(cli, "--every needs at least one interval");
 }
 
 static struct options parse_args(int argc, char **argv)
@@ -118,25 +100,28 @@ static struct options parse_args(int argc, char **argv)
 	};
 	struct options o = { .rows = 40000, .rounds = 16, .cancel_ms = 10,
 			     .beat_ms = 5 };
+	struct cli cli = { .prog = "ex05", .usage = usage };
 	int c;
 
-	parse_every(&o, "1,10,100,1000,10000,0");
+	parse_every(&cli, &o, "1,10,100,1000,10000,0");
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'r': o.rows = parse_long(optarg, "--rows", 1, 10000000); break;
-		case 'o': o.rounds = (int)parse_long(optarg, "--rounds", 1, 1000); break;
-		case 'c': o.cancel_ms = (int)parse_long(optarg, "--cancel-ms", 0, 60000); break;
-		case 'e': parse_every(&o, optarg); break;
+		case 'r': o.rows = cli_long(&cli, optarg, "--rows", 1, 10000000); break;
+		case 'o': o.rounds = (int)cli_long(&cli, optarg, "--rounds", 1, 1000); break;
+		case 'c': o.cancel_ms = (int)cli_long(&cli, optarg, "--cancel-ms", 0, 60000); break;
+		case 'e': parse_every(&cli, &o, optarg); break;
 		case 'd': o.deadline = true; break;
-		case 'b': o.beat_ms = (int)parse_long(optarg, "--beat-ms", 1, 1000); break;
+		case 'b': o.beat_ms = (int)cli_long(&cli, optarg, "--beat-ms", 1, 1000); break;
 		case 'v': o.csv = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bad_usage("unknown option or missing value");
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bad_usage("unexpected argument");
+		cli_bad(&cli, "unexpected argument");
+	if (cli_failed(&cli))
+		exit(2);
 	return o;
 }
 

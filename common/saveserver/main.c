@@ -5,6 +5,7 @@
  */
 #include "server.h"
 
+#include "cli.h"
 #include "evbase.h"
 
 #include <err.h>
@@ -63,41 +64,20 @@ static void usage(FILE *f)
 		"stops it.  API: POST /save (id=N&digest=HEX64), GET /saves/N, GET /stats.\n");
 }
 
-static void bad_usage(const char *problem)
-{
-	fprintf(stderr, "saveserver: %s\n", problem);
-	usage(stderr);
-	exit(2);
-}
-
-static int parse_int(const char *arg, const char *name, int lo, int hi)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "saveserver: %s must be a whole number from %d to %d, "
-			"not '%s'\n", name, lo, hi, arg);
-		usage(stderr);
-		exit(2);
-	}
-	return (int)v;
-}
-
 /* The fault options; @return false if c is not one of them. */
-static bool parse_fault(int c, struct faults *f)
+static bool parse_fault(struct cli *cli, int c, struct faults *f)
 {
 	switch (c) {
 	case 'F':
 		if (faults_parse_ids(f, optarg) != 0)
-			bad_usage("--fail-ids needs ids or ranges like 3,7,10-12 "
-				  "(at most 1024 items, each below 2^64)");
+			cli_bad(cli, "--fail-ids needs ids or ranges like 3,7,10-12 "
+				"(at most 1024 items, each below 2^64)");
 		return true;
-	case 'S': f->fail_status = parse_int(optarg, "--fail-status", 400, 599); return true;
-	case 'C': f->close_after = parse_int(optarg, "--close-after", 0, 1000000000); return true;
-	case 'X': f->exit_after = parse_int(optarg, "--exit-after", 0, 1000000000); return true;
-	case 'J': f->jitter_ms = parse_int(optarg, "--jitter-ms", 0, 600000); return true;
-	case 'R': f->rng = (uint64_t)parse_int(optarg, "--seed", 0, 2147483647); return true;
+	case 'S': f->fail_status = cli_int(cli, optarg, "--fail-status", 400, 599); return true;
+	case 'C': f->close_after = cli_int(cli, optarg, "--close-after", 0, 1000000000); return true;
+	case 'X': f->exit_after = cli_int(cli, optarg, "--exit-after", 0, 1000000000); return true;
+	case 'J': f->jitter_ms = cli_int(cli, optarg, "--jitter-ms", 0, 600000); return true;
+	case 'R': f->rng = (uint64_t)cli_int(cli, optarg, "--seed", 0, 2147483647); return true;
 	}
 	return false;
 }
@@ -123,28 +103,31 @@ static struct options parse_args(int argc, char **argv)
 	struct options o = { .port = 0, .delay_ms = 50, .max_in_flight = 10,
 			     .idle_timeout_ms = 10000, .request_timeout_ms = 5000,
 			     .log_path = NULL };
+	struct cli parse = { .prog = "saveserver", .usage = usage }, *cli = &parse;
 	int c;
 
 	faults_init(&o.faults);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (parse_fault(c, &o.faults))
+		if (parse_fault(cli, c, &o.faults))
 			continue;
 		switch (c) {
-		case 'p': o.port = parse_int(optarg, "--port", 0, 65535); break;
-		case 'd': o.delay_ms = parse_int(optarg, "--delay-ms", 0, 600000); break;
-		case 'm': o.max_in_flight = parse_int(optarg, "--max-in-flight", 1, 100000); break;
-		case 'i': o.idle_timeout_ms = parse_int(optarg, "--idle-timeout-ms", 1, 3600000); break;
+		case 'p': o.port = cli_int(cli, optarg, "--port", 0, 65535); break;
+		case 'd': o.delay_ms = cli_int(cli, optarg, "--delay-ms", 0, 600000); break;
+		case 'm': o.max_in_flight = cli_int(cli, optarg, "--max-in-flight", 1, 100000); break;
+		case 'i': o.idle_timeout_ms = cli_int(cli, optarg, "--idle-timeout-ms", 1, 3600000); break;
 		case 'l': o.log_path = optarg; break;
-		case 'r': o.request_timeout_ms = parse_int(optarg, "--request-timeout-ms", 1, 3600000); break;
+		case 'r': o.request_timeout_ms = cli_int(cli, optarg, "--request-timeout-ms", 1, 3600000); break;
 		case 'h': usage(stdout); exit(0);
-		default: bad_usage("unknown option or missing value");
+		default: cli_bad(cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bad_usage("unexpected argument");
+		cli_bad(cli, "unexpected argument");
 	if (o.log_path && *o.log_path == '\0')
-		bad_usage("--log needs a file name");
+		cli_bad(cli, "--log needs a file name");
+	if (cli_failed(cli))
+		exit(2);
 	return o;
 }
 

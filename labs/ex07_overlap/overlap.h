@@ -28,7 +28,8 @@
  * Promise: item i is saved once, under id i, with ovl_hash's digest of i.
  *   [tests: every_item_is_saved_once_with_its_digest]
  * Promise: after the last item the task frees its event (t->ev == NULL)
- *   and leaves nothing active on the base.
+ *   and leaves nothing active on the base; ovl_start refuses a job of 0
+ *   items, or with no client or no hasher (-1, nothing scheduled).
  *   [tests: hashing_ends_by_freeing_the_task_event]
  * Promise: done is called exactly once, when the hashing is over and
  *   every save has its answer — also when the last save fails, when
@@ -47,9 +48,6 @@
  *   done_comes_once_when_every_save_is_refused_at_once,
  *   a_failed_hash_counts_as_failed_and_the_task_goes_on,
  *   the_task_ends_when_the_server_goes_away]
- * Promise: ovl_start refuses a job of 0 items, or with no client or no
- *   hasher (-1, nothing scheduled).
- *   [tests: ovl_start_refuses_an_empty_job]
  */
 #ifndef EX07_OVERLAP_H
 #define EX07_OVERLAP_H

@@ -42,7 +42,8 @@
  *   [tests: every_is_ignored_when_a_budget_is_set]
  * Promise: item i is saved once, under id i, with its own digest, and
  *   done is called exactly once, after the hashing is over and every
- *   save has its answer.
+ *   save has its answer.  cad_start refuses a job of 0 items or a
+ *   negative budget.
  *   [tests: every_save_is_acknowledged_before_done]
  * Promise: a save that fails (answered with an error, or refused by
  *   save_client_save) and an item whose hash fails count in t->failed,
@@ -53,8 +54,6 @@
  *   done_comes_once_when_every_save_is_refused_at_once,
  *   a_failed_hash_counts_as_failed_and_the_task_goes_on,
  *   the_task_ends_when_the_server_goes_away]
- * Promise: cad_start refuses a job of 0 items or a negative budget.
- *   [tests: cad_start_refuses_a_bad_job]
  */
 #ifndef EX08_CADENCE_H
 #define EX08_CADENCE_H

@@ -164,11 +164,12 @@ static long items_late(const struct world *w, size_t i, size_t n)
  *  - at least 12 of saves 0-15 arrive at most LATE_MAX = 6 items after
  *    their own hash.
  * The reference's save i is written at the poll after hash i+1 and read
- * by the server during hash i+2.  Measured (reference, 30 runs, idle and
- * with four busy loops on the two cores): 3 after the last hash and at
- * most 2-3 items late in 28 runs; 4 and 4 once; 7 and 6 once (the server
- * descheduled ~25 ms, six 4 ms items).  The bounds sit above that worst
- * run.  Stopping the yields at item 10 gives 10-12 after the last hash;
+ * by the server during hash i+2.  Measured (reference, 60 runs: idle,
+ * and with four and with six busy loops on the two cores): 3-4 after the
+ * last hash and at most 2-3 items late in 57 runs; 7 after and 6 late
+ * once (the server descheduled ~25 ms, six 4 ms items); one save 8 late
+ * once (that run still had 15 of 16 within 6).  The bounds sit above
+ * the worst run.  Stopping the yields at item 10 gives 10-12 after the last hash;
  * no turn between items gives 20.  The finer mistakes — saves queued in
  * chunks or one item late, two items per callback — move arrivals by
  * only 1-4 items, inside the noise of a loaded machine, so they are

@@ -30,9 +30,10 @@ struct save_client_options {
 	int port;             /* the server's port (saveproc's p->port) */
 	int pool_size;        /* keep-alive connections; <= 0 means 10 */
 	int timeout_ms;       /* per request once sent (connect, write, wait
-				 for the answer); the time a save waits in
-				 the client's own queue does not count;
-				 <= 0 means 2000 */
+				 for the answer), on the real clock: a long
+				 callback cannot make it expire early; the
+				 time a save waits in the client's own queue
+				 does not count; <= 0 means 2000 */
 };
 
 struct save_client;

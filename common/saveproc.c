@@ -123,6 +123,7 @@ static void reap(struct saveproc *p)
 	kill(p->pid, SIGKILL);
 	waitpid(p->pid, NULL, 0);
 	p->pid = 0;
+	p->frozen = 0;
 }
 
 static pid_t spawn(struct saveproc *p, const char *path, char *const argv[],
@@ -143,43 +144,64 @@ static pid_t spawn(struct saveproc *p, const char *path, char *const argv[],
 	return pid;
 }
 
-/* Fills argv (at least 10 slots) for o; the strings live in a. */
+/* The server's command line for o: the strings live in numbers. */
+#define MAX_ARGS 24
 struct server_args {
-	char delay[16], cap[16], idle[16];
-	char opt_delay[11], opt_cap[16], opt_idle[18], opt_log[6];
+	char *argv[MAX_ARGS];
+	char numbers[MAX_ARGS][24];
+	size_t n;
 };
 
-static void build_argv(char *argv[], char *path, struct server_args *a,
+static void add_arg(struct server_args *a, const char *arg)
+{
+	a->argv[a->n++] = (char *)arg;
+}
+
+static void add_number(struct server_args *a, const char *option, long value)
+{
+	add_arg(a, option);
+	snprintf(a->numbers[a->n], sizeof(a->numbers[a->n]), "%ld", value);
+	add_arg(a, a->numbers[a->n]);
+}
+
+/* A count option where 0 is off and SAVEPROC_AT_ONCE means 0. */
+static void add_count(struct server_args *a, const char *option, int value)
+{
+	if (value != 0)
+		add_number(a, option, value == SAVEPROC_AT_ONCE ? 0 : value);
+}
+
+static void build_argv(struct server_args *a, char *path,
 		       const struct saveproc_options *o)
 {
-	size_t n = 0;
-
-	snprintf(a->opt_delay, sizeof(a->opt_delay), "--delay-ms");
-	snprintf(a->opt_cap, sizeof(a->opt_cap), "--max-in-flight");
-	snprintf(a->opt_idle, sizeof(a->opt_idle), "--idle-timeout-ms");
-	snprintf(a->opt_log, sizeof(a->opt_log), "--log");
-	snprintf(a->delay, sizeof(a->delay), "%d", o->delay_ms);
-	snprintf(a->cap, sizeof(a->cap), "%d", o->max_in_flight > 0 ? o->max_in_flight : 10);
-	snprintf(a->idle, sizeof(a->idle), "%d", o->idle_timeout_ms);
-	argv[n++] = path;
-	argv[n++] = a->opt_delay;
-	argv[n++] = a->delay;
-	argv[n++] = a->opt_cap;
-	argv[n++] = a->cap;
-	if (o->idle_timeout_ms > 0) {
-		argv[n++] = a->opt_idle;
-		argv[n++] = a->idle;
-	}
+	a->n = 0;
+	add_arg(a, path);
+	add_number(a, "--delay-ms", o->delay_ms);
+	add_number(a, "--max-in-flight", o->max_in_flight > 0 ? o->max_in_flight : 10);
+	if (o->idle_timeout_ms > 0)
+		add_number(a, "--idle-timeout-ms", o->idle_timeout_ms);
 	if (o->log_path) {
-		argv[n++] = a->opt_log;
-		argv[n++] = (char *)o->log_path;
+		add_arg(a, "--log");
+		add_arg(a, o->log_path);
 	}
-	argv[n] = NULL;
+	if (o->fail_ids) {
+		add_arg(a, "--fail-ids");
+		add_arg(a, o->fail_ids);
+	}
+	if (o->fail_status > 0)
+		add_number(a, "--fail-status", o->fail_status);
+	add_count(a, "--close-after", o->close_after);
+	add_count(a, "--exit-after", o->exit_after);
+	if (o->jitter_ms > 0)
+		add_number(a, "--jitter-ms", o->jitter_ms);
+	if (o->seed > 0)
+		add_number(a, "--seed", o->seed);
+	a->argv[a->n] = NULL;
 }
 
 int saveproc_start(struct saveproc *p, const struct saveproc_options *o)
 {
-	char path[PATH_MAX], line[128], *argv[10];
+	char path[PATH_MAX], line[128];
 	struct server_args args;
 	int fds[2];
 
@@ -187,8 +209,8 @@ int saveproc_start(struct saveproc *p, const struct saveproc_options *o)
 	if (find_server(path, sizeof(path)) != 0)
 		return fail(p, "saveserver not found (tried $YIELDLAB_SAVESERVER, "
 			    "then beside this program and in ../bin; run make)");
-	build_argv(argv, path, &args, o);
-	p->pid = spawn(p, path, argv, fds);
+	build_argv(&args, path, o);
+	p->pid = spawn(p, path, args.argv, fds);
 	if (p->pid < 0) {
 		p->pid = 0;
 		return -1;
@@ -261,6 +283,39 @@ static int wait_exit(pid_t pid, int64_t ms, int *status)
 	return -1;
 }
 
+int saveproc_kill(struct saveproc *p)
+{
+	if (p->pid <= 0)
+		return fail(p, "saveproc_kill: the server is not running");
+	reap(p);
+	return 0;
+}
+
+static int send_signal(struct saveproc *p, int sig, const char *name)
+{
+	if (p->pid <= 0)
+		return fail(p, "%s: the server is not running", name);
+	if (kill(p->pid, sig) != 0)
+		return fail(p, "%s: kill: %s", name, strerror(errno));
+	return 0;
+}
+
+int saveproc_freeze(struct saveproc *p)
+{
+	if (send_signal(p, SIGSTOP, "saveproc_freeze") != 0)
+		return -1;
+	p->frozen = 1;
+	return 0;
+}
+
+int saveproc_thaw(struct saveproc *p)
+{
+	if (send_signal(p, SIGCONT, "saveproc_thaw") != 0)
+		return -1;
+	p->frozen = 0;
+	return 0;
+}
+
 int saveproc_stop(struct saveproc *p)
 {
 	int status = 0;
@@ -273,6 +328,10 @@ int saveproc_stop(struct saveproc *p)
 	if (p->pid <= 0)
 		return 0;
 	kill(p->pid, SIGTERM);
+	/* Only when frozen: a SIGCONT sent to a server that LeakSanitizer is
+	 * stopping with ptrace at its exit stalls that for many seconds. */
+	if (p->frozen)
+		saveproc_thaw(p);
 	if (wait_exit(p->pid, scaled_ms(5000), &status) != 0) {
 		reap(p);
 		return fail(p, "saveserver ignored SIGTERM for 5 s; killed it");
@@ -351,10 +410,11 @@ static int json_u64(const char *json, const char *key, uint64_t *out)
 int saveproc_stats(const struct saveproc *p, struct save_stats *out)
 {
 	static const char *const keys[] = { "received", "stored", "duplicates",
-		"conflicts", "rejected", "in_flight", "queued", "max_in_flight",
-		"max_queued", "cap", "delay_ms" };
+		"conflicts", "rejected", "failed", "dropped", "in_flight", "queued",
+		"max_in_flight", "max_queued", "cap", "delay_ms" };
 	uint64_t *fields[] = { &out->received, &out->stored, &out->duplicates,
-		&out->conflicts, &out->rejected, &out->in_flight, &out->queued,
+		&out->conflicts, &out->rejected, &out->failed, &out->dropped,
+		&out->in_flight, &out->queued,
 		&out->max_in_flight, &out->max_queued, &out->cap, &out->delay_ms };
 	char answer[2048];
 	int status = http_get(p, "/stats", answer, sizeof(answer));

@@ -35,9 +35,30 @@ struct saveproc_options {
 	const char *log_path; /* the server appends its log here, or NULL */
 	int idle_timeout_ms;  /* close connections silent this long; <= 0
 				 means the server's default, 10000 */
+	/* Faults injected on purpose (common/saveserver/README.md, "Faults");
+	 * all zero (as in SAVEPROC_DEFAULTS) means none. */
+	const char *fail_ids; /* --fail-ids: saves of these ids ("3,7,10-12")
+				 are answered fail_status after their delay,
+				 never stored; NULL: none */
+	int fail_status;      /* --fail-status, 400-599; 0 means 500 */
+	int close_after;      /* --close-after: answer this many saves, then
+				 close the connection of every later save
+				 unanswered; 0: off; SAVEPROC_AT_ONCE: from
+				 the first save */
+	int exit_after;       /* --exit-after: the server exits (stops
+				 listening, closes every connection, answers
+				 no held save) when save exit_after + 1
+				 arrives; 0: off; SAVEPROC_AT_ONCE: at the
+				 first save */
+	int jitter_ms;        /* --jitter-ms: each save waits delay_ms plus a
+				 uniform 0..jitter_ms more; 0: none */
+	int seed;             /* --seed for the jitter; 0 means 1 */
 };
 
-/* The server's defaults: 50 ms per save, 10 in flight, no log. */
+/* close_after / exit_after: act on the very first save (the server's 0). */
+#define SAVEPROC_AT_ONCE (-1)
+
+/* The server's defaults: 50 ms per save, 10 in flight, no log, no faults. */
 #define SAVEPROC_DEFAULTS \
 	{ .delay_ms = 50, .max_in_flight = 10, .log_path = NULL, .idle_timeout_ms = 0 }
 
@@ -47,6 +68,7 @@ struct saveproc {
 	int log_fd;           /* the private log (saveproc_start_logged), or -1 */
 	char why[256];        /* what went wrong, after a -1 (also written by
 				 the const functions: a diagnostic, not state) */
+	int frozen;           /* saveproc_freeze'd and not thawed */
 };
 
 /* The counters of GET /stats (see common/saveserver/README.md). */
@@ -56,6 +78,8 @@ struct save_stats {
 	uint64_t duplicates;     /* repeats of a stored save (answered 200) */
 	uint64_t conflicts;      /* saves of a stored id with another digest (409) */
 	uint64_t rejected;       /* requests answered with a 4xx by the handlers */
+	uint64_t failed;         /* saves failed on purpose (fail_ids) */
+	uint64_t dropped;        /* saves whose connection was closed (close_after) */
 	uint64_t in_flight;      /* saves on their delay timer now */
 	uint64_t queued;         /* saves waiting for a slot now */
 	uint64_t max_in_flight;  /* the most ever held at once (<= cap) */
@@ -99,6 +123,27 @@ int saveproc_get(const struct saveproc *p, uint64_t id, char hex[65]);
  * ended.  A stopped (or never started) p is a no-op returning 0.
  */
 int saveproc_stop(struct saveproc *p);
+
+/*
+ * Kills the server at once (SIGKILL) and reaps it: the server "goes away"
+ * mid-run.  Its open connections are closed by the kernel, so a client sees
+ * its requests in flight fail ("connection closed") and later connects
+ * refused on p->port, which is kept.  The private log stays readable
+ * (saveproc_read_own_log) until saveproc_stop, which still must be called
+ * (it returns 0 after a kill).  Safe from a loop callback: it blocks only
+ * until the kernel has ended the process (about a millisecond).
+ * @return 0, or -1 (p->why set) if the server was not running.
+ */
+int saveproc_kill(struct saveproc *p);
+
+/*
+ * Freezes the server (SIGSTOP) or lets it go on (SIGCONT): a frozen server
+ * accepts connections (the kernel does) but answers nothing, so a client's
+ * saves time out.  saveproc_stop resumes a frozen server before stopping it.
+ * @return 0, or -1 (p->why set) if the server is not running.
+ */
+int saveproc_freeze(struct saveproc *p);
+int saveproc_thaw(struct saveproc *p);
 
 /*
  * Starts the server as saveproc_start does, with its --log in a private

@@ -36,7 +36,9 @@ bad_args_ok() {
 	[ $? = 2 ] && grep -q '^saveserver: ' "$T/err" && grep -q '^usage: saveserver' "$T/err"
 }
 for args in "--delay-ms abc" "--port 70000" "--max-in-flight 0" "--bogus" \
-	"surplus" "--log"; do
+	"surplus" "--log" "--fail-ids 3," "--fail-ids 5-2" "--fail-ids x" \
+	"--fail-status 200" "--close-after -1" "--exit-after x" "--jitter-ms 600001" \
+	"--seed -3"; do
 	check "'saveserver $args' names the problem, prints the usage, exits 2" \
 		bad_args_ok "$args"
 done
@@ -44,6 +46,9 @@ done
 # ---- start and stop --------------------------------------------------------
 # start_server CMD...: runs it in the background; sets PID and PORT.
 start_server() {
+	# Emptied here, not by the child's redirection: that one runs after
+	# the fork, and the loop below could read the last server's line.
+	: >"$T/out"
 	"$@" >"$T/out" 2>"$T/stderr" &
 	PID=$!
 	for _ in $(seq 600); do   # 30 s: valgrind on a loaded machine is slow
@@ -61,7 +66,7 @@ start_server() {
 RC=
 stop_server() {
 	local state
-	kill -"$1" "$PID"
+	kill -"$1" "$PID" 2>/dev/null   # (it may have exited on its own)
 	for _ in $(seq 200); do
 		state=$(awk '{ print $3 }' "/proc/$PID/stat" 2>/dev/null)
 		[ -z "$state" ] || [ "$state" = Z ] && break
@@ -136,6 +141,53 @@ else
 	fail "did not start a second time"
 fi
 
+# ---- faults injected on purpose ----------------------------------------------
+save_code() { http_code POST /save "id=$1&digest=$DIGEST"; }
+if start_server "$S" --delay-ms 5 --fail-ids 2,5-6 --fail-status 503 --close-after 4; then
+	check "--fail-ids 2,5-6 --fail-status 503: id 1 gets 201, id 2 gets 503" \
+		test "$(save_code 1)/$(save_code 2)" = 201/503
+	check "--fail-ids: the failed save is not stored (GET /saves/2: 404)" \
+		test "$(http_code GET /saves/2)" = 404
+	check "--fail-ids: a range fails too (id 6: 503)" test "$(save_code 6)" = 503
+	check "--close-after 4: the 4th save is answered (201)" test "$(save_code 4)" = 201
+	check "--close-after 4: the 5th is closed unanswered (curl: empty reply)" \
+		test "$(save_code 7)" = 000
+	check "GET /stats counts failed 2 and dropped 1" \
+		grep -q '"failed": 2, "dropped": 1,' <(curl -s --max-time 5 "$(url /stats)")
+	stop_server TERM
+	check "after faults, SIGTERM still exits 0" test "$RC" = 0
+else
+	fail "did not start with fault options: $(cat "$T/stderr")"
+fi
+
+if start_server "$S" --delay-ms 0 --exit-after 1; then
+	check "--exit-after 1: the first save is answered (201)" test "$(save_code 1)" = 201
+	save_code 2 >/dev/null
+	stop_server 0   # signal 0: only waits for the exit it made itself
+	check "--exit-after 1: the 2nd save makes it exit 0 and free its port" \
+		test "$RC/$(save_code 3)" = 0/000
+else
+	fail "did not start with --exit-after: $(cat "$T/stderr")"
+fi
+
+jittered_ok() {
+	awk '{ w = ($4 - $3) / 1e6; if (w < 5 || w > 1000) bad = 1;
+	       lo = (NR == 1 || w < lo) ? w : lo; hi = w > hi ? w : hi }
+	     END { exit !(NR == 8 && !bad && hi - lo > 5) }' "$T/jlog"
+}
+if start_server "$S" --delay-ms 5 --jitter-ms 30 --seed 3 --max-in-flight 20 --log "$T/jlog"; then
+	curls=()
+	for i in 1 2 3 4 5 6 7 8; do
+		save_code "$i" >/dev/null &
+		curls+=($!)
+	done
+	wait "${curls[@]}"
+	stop_server TERM
+	check "--jitter-ms 30: 8 saves each wait 5 ms or more, spread over 5 ms" jittered_ok
+else
+	fail "did not start with --jitter-ms: $(cat "$T/stderr")"
+fi
+
 # ---- memory: a session with held saves, bad input, and a client that leaves
 session() {
 	http_code POST /save "id=1&digest=$DIGEST" >/dev/null
@@ -148,7 +200,8 @@ session() {
 
 asan_server=$B/san-address/bin/saveserver
 if make -s BUILD="$B" SAN=address "$asan_server" "$B/san-address/test/test_save" \
-	"$B/san-address/test/test_save_hostile" >"$T/asan-build" 2>&1; then
+	"$B/san-address/test/test_save_hostile" "$B/san-address/test/test_save_faults" \
+	>"$T/asan-build" 2>&1; then
 	if start_server "$asan_server" --delay-ms 200; then
 		session
 		stop_server TERM
@@ -158,9 +211,27 @@ if make -s BUILD="$B" SAN=address "$asan_server" "$B/san-address/test/test_save"
 	else
 		fail "under ASan: did not start: $(cat "$T/stderr")"
 	fi
-	for t in test_save test_save_hostile; do
+	if start_server "$asan_server" --delay-ms 300 --fail-ids 1 --close-after 2 \
+		--exit-after 3; then
+		save_code 1 >/dev/null     # held 300 ms, then 500
+		save_code 2 >/dev/null &   # held when the server exits
+		sleep 0.1
+		save_code 3 >/dev/null     # its connection dropped
+		save_code 4 >/dev/null     # the server exits
+		stop_server 0
+		wait
+		check "under ASan: --fail-ids, --close-after, --exit-after: exit 0, no report" \
+			test "$RC/$(grep -c 'Sanitizer' "$T/stderr")" = 0/0
+	else
+		fail "under ASan: did not start with faults: $(cat "$T/stderr")"
+	fi
+	asan_test_ok() {
+		env YIELDLAB_TIMEOUT_SCALE=3 "$B/san-address/test/$1" >"$T/$1.log" 2>&1 ||
+			{ tail -20 "$T/$1.log"; return 1; }
+	}
+	for t in test_save test_save_hostile test_save_faults; do
 		check "under ASan: $t (client, saveproc, server) passes with no report" \
-			env YIELDLAB_TIMEOUT_SCALE=3 "$B/san-address/test/$t" >"$T/$t.log" 2>&1
+			asan_test_ok "$t"
 	done
 else
 	tail -20 "$T/asan-build"

@@ -12,6 +12,8 @@
 #include <event2/http.h>
 #include <event2/util.h>
 #include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,13 +27,16 @@
 struct options {
 	int port, delay_ms, max_in_flight, idle_timeout_ms;
 	const char *log_path;
+	struct faults faults;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: saveserver [--port N] [--delay-ms N] [--max-in-flight N]\n"
-		"                  [--idle-timeout-ms N] [--log FILE]\n"
+		"                  [--idle-timeout-ms N] [--log FILE] [--fail-ids LIST]\n"
+		"                  [--fail-status N] [--close-after N] [--exit-after N]\n"
+		"                  [--jitter-ms N] [--seed N]\n"
 		"  --port N             TCP port on 127.0.0.1 (0-65535, default 0: any free)\n"
 		"  --delay-ms N         answer each save after N ms (0-600000, default 50)\n"
 		"  --max-in-flight N    hold at most N saves at once; later ones wait in\n"
@@ -40,6 +45,17 @@ static void usage(FILE *f)
 		"                       default 10000)\n"
 		"  --log FILE           append 'id digest received_ns answered_ns' per\n"
 		"                       stored save (CLOCK_MONOTONIC ns)\n"
+		"Faults, injected on purpose (for graders):\n"
+		"  --fail-ids LIST      answer saves of these ids with --fail-status after\n"
+		"                       their delay, never storing them; LIST is ids and\n"
+		"                       ranges, e.g. 3,7,10-12\n"
+		"  --fail-status N      the status for --fail-ids (400-599, default 500)\n"
+		"  --close-after N      answer the first N saves; close the connection of\n"
+		"                       every later save without an answer (0-1000000000)\n"
+		"  --exit-after N       when save N+1 arrives, stop listening and exit 0:\n"
+		"                       held saves are never answered (0-1000000000)\n"
+		"  --jitter-ms N        add 0..N ms (uniform) to each save's delay (0-600000)\n"
+		"  --seed N             the jitter's seed (default 1): same seed, same delays\n"
 		"When ready it prints 'listening 127.0.0.1:PORT'.  SIGTERM or SIGINT\n"
 		"stops it.  API: POST /save (id=N&digest=HEX64), GET /saves/N, GET /stats.\n");
 }
@@ -65,6 +81,24 @@ static int parse_int(const char *arg, const char *name, int lo, int hi)
 	return (int)v;
 }
 
+/* The fault options; @return false if c is not one of them. */
+static bool parse_fault(int c, struct faults *f)
+{
+	switch (c) {
+	case 'F':
+		if (faults_parse_ids(f, optarg) != 0)
+			bad_usage("--fail-ids needs ids or ranges like 3,7,10-12 "
+				  "(at most 1024 items, each below 2^64)");
+		return true;
+	case 'S': f->fail_status = parse_int(optarg, "--fail-status", 400, 599); return true;
+	case 'C': f->close_after = parse_int(optarg, "--close-after", 0, 1000000000); return true;
+	case 'X': f->exit_after = parse_int(optarg, "--exit-after", 0, 1000000000); return true;
+	case 'J': f->jitter_ms = parse_int(optarg, "--jitter-ms", 0, 600000); return true;
+	case 'R': f->rng = (uint64_t)parse_int(optarg, "--seed", 0, 2147483647); return true;
+	}
+	return false;
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -73,14 +107,24 @@ static struct options parse_args(int argc, char **argv)
 		{ "max-in-flight", required_argument, NULL, 'm' },
 		{ "idle-timeout-ms", required_argument, NULL, 'i' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "fail-ids", required_argument, NULL, 'F' },
+		{ "fail-status", required_argument, NULL, 'S' },
+		{ "close-after", required_argument, NULL, 'C' },
+		{ "exit-after", required_argument, NULL, 'X' },
+		{ "jitter-ms", required_argument, NULL, 'J' },
+		{ "seed", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { 0, 50, 10, 10000, NULL };
+	struct options o = { .port = 0, .delay_ms = 50, .max_in_flight = 10,
+			     .idle_timeout_ms = 10000, .log_path = NULL };
 	int c;
 
+	faults_init(&o.faults);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (parse_fault(c, &o.faults))
+			continue;
 		switch (c) {
 		case 'p': o.port = parse_int(optarg, "--port", 0, 65535); break;
 		case 'd': o.delay_ms = parse_int(optarg, "--delay-ms", 0, 600000); break;
@@ -149,6 +193,29 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(arg);
 }
 
+struct listener {
+	struct evhttp *http;
+	struct evhttp_bound_socket *handle;
+	struct event_base *base;
+};
+
+/* --exit-after: refuse new connections at once, then end the loop after a
+ * short grace (replies already queued, such as the last 201s, reach their
+ * clients; held saves get none).  main then frees everything, which closes
+ * the open connections. */
+static void go_away(void *arg)
+{
+	struct listener *l = arg;
+	const struct timeval grace = { 0, 50 * 1000 };
+
+	fprintf(stderr, "saveserver: --exit-after reached: exiting\n");
+	if (l->handle) {
+		evhttp_del_accept_socket(l->http, l->handle);
+		l->handle = NULL;
+	}
+	event_base_loopexit(l->base, &grace);
+}
+
 static void close_log(FILE *log, const char *path)
 {
 	if (log && fclose(log) != 0)
@@ -159,9 +226,11 @@ int main(int argc, char **argv)
 {
 	struct options o = parse_args(argc, argv);
 	FILE *log = open_log(o.log_path);
-	struct server_options so = { o.delay_ms, o.max_in_flight, log };
+	struct server_options so = { .delay_ms = o.delay_ms,
+		.max_in_flight = o.max_in_flight, .log = log, .faults = o.faults };
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct evhttp *http = base ? evhttp_new(base) : NULL;
+	struct listener listener = { http, NULL, base };
 	struct evhttp_bound_socket *handle;
 	struct event *on_term, *on_int;
 	struct server *srv;
@@ -174,6 +243,9 @@ int main(int argc, char **argv)
 	handle = evhttp_bind_socket_with_handle(http, "127.0.0.1", (ev_uint16_t)o.port);
 	if (!handle)
 		errx(1, "cannot listen on 127.0.0.1:%d (in use?)", o.port);
+	listener.handle = handle;
+	so.go_away = go_away;
+	so.go_away_arg = &listener;
 	srv = server_new(base, http, &so);
 	on_term = evsignal_new(base, SIGTERM, stop_cb, base);
 	on_int = evsignal_new(base, SIGINT, stop_cb, base);
@@ -188,6 +260,11 @@ int main(int argc, char **argv)
 	evhttp_free(http);
 	event_free(on_term);
 	event_free(on_int);
+	/* Freeing them restored the default action: a SIGTERM sent now (a
+	 * saveproc_stop racing an --exit-after) must not turn this clean
+	 * exit into a death by signal. */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
 	event_base_free(base);
 	libevent_global_shutdown();
 	close_log(log, o.log_path);

@@ -11,4 +11,4 @@ $(SAVESERVER): $(SAVESERVER_OBJS) $(COMMON_LIB)
 tools: $(SAVESERVER)
 
 # The client tests start the server: build it first.
-$(patsubst %,$(O)/test/%,test_save test_save_hostile test_save_load): | $(SAVESERVER)
+$(patsubst %,$(O)/test/%,test_save test_save_faults test_save_hostile test_save_load): | $(SAVESERVER)

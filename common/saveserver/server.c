@@ -31,6 +31,7 @@ TAILQ_HEAD(pending_list, pending);
 
 struct counts {
 	uint64_t received, stored, duplicates, conflicts, rejected;
+	uint64_t failed, dropped;     /* injected: --fail-ids, --close-after */
 	size_t in_flight, queued, max_in_flight, max_queued;
 };
 
@@ -40,6 +41,7 @@ struct server {
 	struct store *store;
 	struct pending_list waiting, working;
 	struct counts n;
+	bool going_away;              /* --exit-after reached: answer nothing */
 };
 
 /* ---- replies --------------------------------------------------------- */
@@ -211,7 +213,16 @@ static void write_log(struct server *s, const struct pending *p,
 static void commit(struct server *s, struct pending *p)
 {
 	uint8_t have[32];
+	int status = s->opt.faults.fail_status;
 
+	if (faults_fails(&s->opt.faults, p->id)) {
+		/* Decided at commit time, like a database that fails its write:
+		 * the save held a slot for its whole delay. */
+		s->n.failed++;
+		send_text(p->req, status, faults_reason(status),
+			  "injected failure for this id (--fail-ids)\n");
+		return;
+	}
 	if (store_get(s->store, p->id, have)) {
 		if (memcmp(have, p->digest, 32) == 0) {
 			s->n.duplicates++;
@@ -234,16 +245,24 @@ static void commit(struct server *s, struct pending *p)
 	send_text(p->req, 201, "Created", "stored\n");
 }
 
+/* The delay of one save: --delay-ms plus its --jitter-ms draw. */
+static void arm_delay(struct server *s, struct pending *p)
+{
+	int ms = s->opt.delay_ms + faults_jitter_ms(&s->opt.faults);
+	const struct timeval delay = {
+		.tv_sec = ms / 1000,
+		.tv_usec = (ms % 1000) * 1000,
+	};
+
+	evtimer_add(p->timer, &delay);
+}
+
 /* Moves waiting saves onto their timers while slots are free. */
 static void admit(struct server *s)
 {
-	const struct timeval delay = {
-		.tv_sec = s->opt.delay_ms / 1000,
-		.tv_usec = (s->opt.delay_ms % 1000) * 1000,
-	};
 	struct pending *p;
 
-	while (s->n.in_flight < (size_t)s->opt.max_in_flight &&
+	while (!s->going_away && s->n.in_flight < (size_t)s->opt.max_in_flight &&
 	       (p = TAILQ_FIRST(&s->waiting)) != NULL) {
 		TAILQ_REMOVE(&s->waiting, p, link);
 		s->n.queued--;
@@ -253,7 +272,7 @@ static void admit(struct server *s)
 		/* The deadline is cached time + delay: refresh the cache so a
 		 * save is never answered before delay_ms. */
 		event_base_update_cache_time(s->base);
-		evtimer_add(p->timer, &delay);
+		arm_delay(s, p);
 	}
 }
 
@@ -291,12 +310,53 @@ static void enqueue(struct server *s, struct pending *p)
 		s->n.max_queued = s->n.queued;
 }
 
+/* --exit-after: the "database" crashes.  Held saves are never answered
+ * (nor stored); main stops listening and ends the loop, and evhttp_free
+ * then closes every connection. */
+static void go_away(struct server *s)
+{
+	struct pending *p;
+
+	s->going_away = true;
+	TAILQ_FOREACH(p, &s->working, link)
+		event_del(p->timer);
+	if (s->opt.go_away)
+		s->opt.go_away(s->opt.go_away_arg);
+}
+
+/* --close-after: close the connection without an answer.  Safe from the
+ * request callback: evhttp reads nothing more from this connection, and
+ * freeing it frees req (we keep no pointer to it). */
+static void drop_connection(struct server *s, struct evhttp_request *req)
+{
+	s->n.dropped++;
+	evhttp_connection_free(evhttp_request_get_connection(req));
+}
+
+/* @return true if an injected fault took the request (no answer). */
+static bool fault_takes(struct server *s, struct evhttp_request *req)
+{
+	const struct faults *f = &s->opt.faults;
+
+	if (f->exit_after >= 0 && s->n.received > (uint64_t)f->exit_after) {
+		go_away(s);
+		return true;
+	}
+	if (f->close_after >= 0 && s->n.received > (uint64_t)f->close_after) {
+		drop_connection(s, req);
+		return true;
+	}
+	return false;
+}
+
 static void handle_save(struct server *s, struct evhttp_request *req)
 {
 	struct pending *p;
 	const char *why;
 
 	s->n.received++;
+	if (fault_takes(s, req))
+		return;
 	if (!form_encoded(req)) {
 		reject(s, req, 415, "Unsupported Media Type",
 		       "send application/x-www-form-urlencoded");
@@ -355,11 +415,12 @@ static void handle_stats(struct server *s, struct evhttp_request *req)
 	evbuffer_add_printf(body,
 		"{\"received\": %" PRIu64 ", \"stored\": %" PRIu64
 		", \"duplicates\": %" PRIu64 ", \"conflicts\": %" PRIu64
-		", \"rejected\": %" PRIu64 ", \"in_flight\": %zu, \"queued\": %zu"
+		", \"rejected\": %" PRIu64 ", \"failed\": %" PRIu64
+		", \"dropped\": %" PRIu64 ", \"in_flight\": %zu, \"queued\": %zu"
 		", \"max_in_flight\": %zu, \"max_queued\": %zu, \"cap\": %d"
 		", \"delay_ms\": %d}\n",
 		n->received, n->stored, n->duplicates, n->conflicts, n->rejected,
-		n->in_flight, n->queued, n->max_in_flight, n->max_queued,
+		n->failed, n->dropped, n->in_flight, n->queued, n->max_in_flight, n->max_queued,
 		s->opt.max_in_flight, s->opt.delay_ms);
 	evhttp_send_reply(req, 200, "OK", body);
 	evbuffer_free(body);
@@ -382,6 +443,10 @@ static void request_cb(struct evhttp_request *req, void *arg)
 	struct server *s = arg;
 	const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
 
+	/* Gone away: requests stay unanswered until evhttp_free closes
+	 * their connections. */
+	if (s->going_away)
+		return;
 	if (!path)
 		path = "";
 	if (strcmp(path, "/save") == 0) {

@@ -9,6 +9,8 @@
 #ifndef SAVESERVER_SERVER_H
 #define SAVESERVER_SERVER_H
 
+#include "faults.h"
+
 #include <stdio.h>
 
 struct event_base;
@@ -18,6 +20,11 @@ struct server_options {
 	int delay_ms;         /* >= 0 */
 	int max_in_flight;    /* >= 1 */
 	FILE *log;            /* a line per stored save, or NULL; not owned */
+	struct faults faults; /* failures to inject (faults_init: none) */
+	/* Called once when --exit-after is reached: main stops listening and
+	 * ends the loop.  Held and later saves are never answered. */
+	void (*go_away)(void *arg);
+	void *go_away_arg;
 };
 
 struct server;

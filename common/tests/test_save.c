@@ -379,6 +379,83 @@ static void connections_closed_while_the_loop_slept_are_replaced(void **state)
 	event_base_free(base);
 }
 
+/* ---- a long slice ---------------------------------------------------------- */
+
+#define SLICE_MS 3000
+
+/* CPU work that holds the loop for ms of wall time, as a never-yielding
+ * lab does: the loop's cached time stays where it woke up. */
+static void burn_ms(int64_t ms)
+{
+	int64_t until = clock_monotonic_ns() + ms * CLOCK_NS_PER_MS;
+	volatile uint64_t spin = 0;
+
+	while (clock_monotonic_ns() < until)
+		spin++;
+}
+
+struct slice_run {
+	struct save_client *c;
+	struct tally t;
+	size_t slow_done_at;         /* burn a slice in this done call */
+};
+
+static void slice_done_cb(uint64_t id, int ok, const char *why, void *arg)
+{
+	struct slice_run *r = arg;
+
+	tally_cb(id, ok, why, &r->t);
+	if (r->t.calls == r->slow_done_at)
+		burn_ms(SLICE_MS);
+}
+
+/* Queues 20 saves, works 3 s without yielding, queues 20 more: the first
+ * requests leave in the same loop pass, after the slice. */
+static void slice_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct slice_run *r = arg;
+	char hex[65];
+
+	(void)fd;
+	(void)what;
+	for (uint64_t id = 0; id < 40; id++) {
+		if (id == 20)
+			burn_ms(SLICE_MS);
+		digest_of(id, hex);
+		assert_int_equal(save_client_save(r->c, id, hex, slice_done_cb, r), 0);
+	}
+}
+
+/* A 3 s slice before the saves leave, and another inside a done callback
+ * while 9 saves are on the wire: with the client's timeout at 2 s, every
+ * save must still be stored.  (A timeout started from the loop's stale
+ * cached time fired at once: 10 of 40 saves failed "timeout".) */
+static void saves_after_a_long_slice_are_all_stored(void **state)
+{
+	struct event_base *base = evbase_new(EVBASE_PRECISE);
+	struct slice_run r = { .slow_done_at = 15 };
+	struct save_stats st;
+	struct saveproc p;
+
+	(void)state;
+	start_server(&p, 50, 10, NULL);
+	r.c = client_for(base, p.port, 10, 2000);
+	event_base_once(base, -1, EV_TIMEOUT, slice_cb, &r, NULL);
+	event_base_loop(base, EVLOOP_ONCE);
+	if (save_client_drain(r.c) != 0)
+		fail_msg("%zu of 40 saves failed after a %d ms slice (last: %s)",
+			 r.t.failed, SLICE_MS, r.t.last_why);
+	assert_int_equal(r.t.ok, 40);
+	for (int id = 0; id < 40; id++)
+		assert_int_equal(r.t.calls_of[id], 1);
+	assert_int_equal(saveproc_stats(&p, &st), 0);
+	assert_int_equal(st.stored, 40);
+	assert_int_equal(st.received, 40);
+	save_client_free(r.c);
+	stop_server(&p);
+	event_base_free(base);
+}
+
 static void bad_arguments_are_refused_without_a_callback(void **state)
 {
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
@@ -506,6 +583,7 @@ int main(void)
 		cmocka_unit_test(a_conflicting_save_gets_409_and_a_repeat_is_accepted),
 		cmocka_unit_test(freeing_the_client_fails_each_outstanding_save_once),
 		cmocka_unit_test(connections_closed_while_the_loop_slept_are_replaced),
+		cmocka_unit_test(saves_after_a_long_slice_are_all_stored),
 		cmocka_unit_test(bad_arguments_are_refused_without_a_callback),
 		cmocka_unit_test(the_server_dies_when_its_parent_is_killed),
 		cmocka_unit_test(the_server_listens_on_loopback_only),

@@ -7,11 +7,9 @@
 #include "trace.h"
 
 #include <event2/event.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #define MAX_FAULT_IDS 16
 
@@ -27,18 +25,15 @@ static struct {
 
 /* ---- the world ------------------------------------------------------------- */
 
-void savelab_start(struct savelab *w, int delay_ms, int cap)
+void savelab_start_with(struct savelab *w, const struct saveproc_options *o)
 {
-	struct saveproc_options o = SAVEPROC_DEFAULTS;
-	struct save_client_options co = { .pool_size = cap,
+	struct save_client_options co = { .pool_size = o->max_in_flight,
 		.timeout_ms = (int)(grade_bound_ns(3000) / CLOCK_NS_PER_MS) };
 
 	memset(w, 0, sizeof(*w));
 	memset(&faults, 0, sizeof(faults));
 	faults.world = w;
-	o.delay_ms = delay_ms;
-	o.max_in_flight = cap;
-	if (saveproc_start_logged(&w->server, &o) != 0)
+	if (saveproc_start_logged(&w->server, o) != 0)
 		grade_fail(__FILE__, __LINE__, "the save server starts", "%s",
 			   w->server.why);
 	co.port = w->server.port;
@@ -49,6 +44,15 @@ void savelab_start(struct savelab *w, int delay_ms, int cap)
 	GRADE_EXPECT(w->client && w->hasher && w->trace,
 		     "an event base, a save client, a hasher and a trace",
 		     "setup failed (out of memory?)");
+}
+
+void savelab_start(struct savelab *w, int delay_ms, int cap)
+{
+	struct saveproc_options o = SAVEPROC_DEFAULTS;
+
+	o.delay_ms = delay_ms;
+	o.max_in_flight = cap;
+	savelab_start_with(w, &o);
 }
 
 void savelab_free(struct savelab *w)
@@ -279,16 +283,6 @@ void savelab_conflict(struct savelab *w, uint64_t id)
 	w->conflicts_planted++;
 }
 
-/* The server dies without a word: no answer to what it holds. */
-static void kill_server(struct savelab *w)
-{
-	if (w->server.pid <= 0)
-		return;
-	kill(w->server.pid, SIGKILL);
-	waitpid(w->server.pid, NULL, 0);
-	w->server.pid = 0;
-}
-
 /* ---- the wrapped calls (-Wl,--wrap=...) ---------------------------------------- */
 
 int __real_save_client_save(struct save_client *c, uint64_t id,
@@ -332,7 +326,7 @@ int __wrap_hashwork_item_links(struct hashwork *h, uint64_t i, uint64_t links,
 	rc = __real_hashwork_item_links(h, i, links, out);
 	if (faults.kill_armed && i == faults.kill_after && faults.world) {
 		faults.kill_armed = false;
-		kill_server(faults.world);
+		(void)saveproc_kill(&faults.world->server);
 	}
 	return rc;
 }

@@ -19,7 +19,9 @@
  *     server is killed (SIGKILL): every later save fails (refused or
  *     closed);
  *   - savelab_conflict(w, id): id is stored first with another digest, so
- *     the real server answers the lab's save of id with 409 Conflict.
+ *     the real server answers the lab's save of id with 409 Conflict;
+ *   - and the server's own fault options (savelab_start_with): answers of
+ *     500 for some ids, connections closed, the server exiting.
  */
 #ifndef YIELDLAB_SAVELAB_H
 #define YIELDLAB_SAVELAB_H
@@ -52,6 +54,11 @@ struct savelab {
  * client with cap connections and a generous timeout (3 s, scaled); a
  * hasher and a trace.  Fails the test when something cannot start. */
 void savelab_start(struct savelab *w, int delay_ms, int cap);
+
+/* The same with the server's options o (its faults: fail_ids,
+ * close_after, exit_after, ...; o->log_path is ignored): the client gets
+ * o->max_in_flight connections. */
+void savelab_start_with(struct savelab *w, const struct saveproc_options *o);
 
 /* Frees everything and stops the server (if still running); resets the
  * faults. */

@@ -47,6 +47,15 @@ static void world_start(struct world *w, int delay_ms, int cap, size_t n)
 	ss_init(&w->run, w->lab.client, w->lab.hasher, n, LINKS, w->lab.trace);
 }
 
+/* The same with the server's fault options. */
+static void world_start_with(struct world *w, const struct saveproc_options *o,
+			     size_t n)
+{
+	memset(w, 0, sizeof(*w));
+	savelab_start_with(&w->lab, o);
+	ss_init(&w->run, w->lab.client, w->lab.hasher, n, LINKS, w->lab.trace);
+}
+
 static void world_free(struct world *w)
 {
 	savelab_free(&w->lab);
@@ -328,12 +337,34 @@ static void expect_failed_run(const struct world *w, int rc, const char *which,
 		     w->run.hashed, max_hashed);
 }
 
+/* Batched, 12 items in batches of 4, the server answers 500 for id 6
+ * (its --fail-ids): -1 after the second batch, nothing of 8-11 hashed. */
+static void expect_500_stops_the_batches(void)
+{
+	struct saveproc_options o = SAVEPROC_DEFAULTS;
+	struct save_stats st;
+	struct world w;
+
+	o.delay_ms = 10;
+	o.fail_ids = "6";
+	world_start_with(&w, &o, 12);
+	expect_failed_run(&w, ss_batched(&w.run, 4),
+			  "ss_batched(r, 4) with save 6 answered 500", 8);
+	get_stats(&w, &st);
+	GRADE_EXPECT(st.received == 8 && w.run.acked == 7,
+		     "saves 0-7 sent once, 7 stored; nothing after",
+		     "the server received %llu, %zu counted stored",
+		     (unsigned long long)st.received, w.run.acked);
+	world_free(&w);
+}
+
 /* Catches: a save the server refused (409) ignored — the run returns 0,
  * goes on, or sends it again and again.  Id 3 is stored first with
  * another digest, so the real server answers the lab's save of 3 with
  * 409.  Serial (9 items): -1 after item 3, its save sent once; batched (15
  * items, batches of 5): id 3 is in the first batch, so -1 once that
- * batch has its answers, nothing of items 5-14 hashed. */
+ * batch has its answers, nothing of items 5-14 hashed.  And the server's
+ * own fault: a 500 for id 6, batches of 4. */
 static void a_save_the_server_refuses_makes_the_run_return_minus_1(void **state)
 {
 	struct save_stats st;
@@ -361,6 +392,7 @@ static void a_save_the_server_refuses_makes_the_run_return_minus_1(void **state)
 		     "stored)", "%zu stored, %zu failed", w.run.acked,
 		     w.run.failed);
 	world_free(&w);
+	expect_500_stops_the_batches();
 }
 
 /* Catches: a save the client could not even queue (ss_send returned -1)
@@ -399,9 +431,11 @@ static void a_save_not_queued_or_a_failed_hash_makes_the_run_return_minus_1(void
  * (killed right after item 3 is hashed): every save after that fails
  * (connection refused or closed), so the run returns -1 at the first of
  * them, within the client's timeout (3 s, scaled).  Serial, 9 items;
- * batched, 15 in batches of 5 (killed during the first batch). */
+ * batched, 15 in batches of 5, the server exiting (--exit-after 7) when
+ * save 8 arrives, in the second batch. */
 static void a_run_ends_with_minus_1_when_the_server_goes_away(void **state)
 {
+	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct world w;
 
 	(void)state;
@@ -411,11 +445,15 @@ static void a_run_ends_with_minus_1_when_the_server_goes_away(void **state)
 	GRADE_EXPECT(w.run.acked == 3, "saves 0-2 stored, then the failure",
 		     "%zu stored", w.run.acked);
 	world_free(&w);
-	world_start(&w, 10, 10, 15);
-	savelab_kill_server_after_hash(&w.lab, 3);
+	o.delay_ms = 10;
+	o.exit_after = 7;
+	world_start_with(&w, &o, 15);
 	expect_failed_run(&w, ss_batched(&w.run, 5),
-			  "ss_batched(r, 5), server killed", 5);
-	GRADE_EXPECT_INT(w.run.acked, 0, "saves counted stored by a dead server");
+			  "ss_batched(r, 5), the server exits at save 8", 10);
+	GRADE_EXPECT(w.run.acked == 5,
+		     "batch 0-4 stored; batch 5-9 failed as the server exited "
+		     "(it answers none of the saves it holds)",
+		     "%zu counted stored", w.run.acked);
 	world_free(&w);
 }
 

@@ -54,6 +54,15 @@ static void world_start(struct world *w)
 	savelab_start(&w->lab, DELAY_MS, CAP);
 }
 
+/* The same with the server's fault options (DELAY_MS and CAP kept). */
+static void world_start_with(struct world *w, struct saveproc_options o)
+{
+	memset(w, 0, sizeof(*w));
+	o.delay_ms = DELAY_MS;
+	o.max_in_flight = CAP;
+	savelab_start_with(&w->lab, &o);
+}
+
 static void world_free(struct world *w)
 {
 	if (w->task.ev)
@@ -410,7 +419,8 @@ static void expect_done_with(const struct world *w, size_t n, size_t acked,
  * Catches: done that never comes when the last save fails (counting only
  * the stored ones), a failed save counted as stored, a failed save sent
  * again.  Id 19 is stored first with another digest: the real server
- * answers the task's save of 19 with 409.
+ * answers the task's save of 19 with 409.  Then the server's own fault:
+ * 503 for ids 0, 7 and 19 (--fail-ids).
  */
 static void done_comes_once_when_the_last_save_fails(void **state)
 {
@@ -428,6 +438,12 @@ static void done_comes_once_when_the_last_save_fails(void **state)
 		     "the server received %llu (the grader's 1 included), "
 		     "%llu refused", (unsigned long long)st.received,
 		     (unsigned long long)st.conflicts);
+	world_free(&w);
+	world_start_with(&w, (struct saveproc_options){ .fail_ids = "0,7,19",
+							.fail_status = 503 });
+	run_task(&w, N_ITEMS);
+	expect_done_with(&w, N_ITEMS, N_ITEMS - 3, 3,
+			 "saves 0, 7 and 19 answered 503");
 	world_free(&w);
 }
 

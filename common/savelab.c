@@ -1,6 +1,7 @@
 #include "savelab.h"
 
 #include "clock.h"
+#include "evalloc.h"
 #include "evbase.h"
 #include "grade.h"
 #include "save.h"
@@ -161,6 +162,17 @@ void savelab_expect_digests(struct savelab *w, size_t n, uint64_t links)
 		     "digest", (unsigned long long)st.received, n,
 		     (unsigned long long)st.duplicates,
 		     (unsigned long long)st.conflicts);
+}
+
+long savelab_blocks_left_per_save(void)
+{
+	long before = evalloc_live();
+	struct savelab probe;
+
+	savelab_start(&probe, 0, 1);
+	savelab_conflict(&probe, 0);
+	savelab_free(&probe);
+	return evalloc_live() - before;
 }
 
 /* ---- the referee --------------------------------------------------------------- */

@@ -218,7 +218,8 @@ static void batched_run_sends_a_whole_batch_at_once(void **state)
  * batches of 5: items 10, 11 and 12 form a last, partial batch, which goes
  * out like every batch: its 3 saves are at the server together (the last
  * arrives before the first is answered) and only after the answers of
- * batch 5-9.  Orders from the server's log only. */
+ * batch 5-9, each under its own id with its own digest.  Orders from
+ * the server's log only. */
 static void batched_run_sends_the_last_partial_batch_together(void **state)
 {
 	struct world w;
@@ -226,8 +227,7 @@ static void batched_run_sends_the_last_partial_batch_together(void **state)
 	(void)state;
 	world_start(&w, 20, 10, 13);
 	run_ok(ss_batched(&w.run, 5), "ss_batched(r, 5) with 13 items");
-	read_log(&w);
-	expect_every_id(&w, 13);
+	expect_digests(&w, 13);
 	GRADE_EXPECT(batch_max(&w, 10, 13, false) < batch_min(&w, 10, 13, true),
 		     "the last 3 saves (ids 10-12) are at the server together, "
 		     "like every batch",
@@ -400,7 +400,9 @@ static void a_save_the_server_refuses_makes_the_run_return_minus_1(void **state)
  * same batch have their answers; and a hash that failed ignored (a save
  * of garbage sent).  Batched, 10 items in batches of 5, save 7 refused
  * at once: -1 once saves 5 and 6 are answered.  Serial, the hash of item
- * 2 fails: -1, saves 0 and 1 stored, nothing of item 2 sent. */
+ * 2 fails: -1, saves 0 and 1 stored, nothing of item 2 sent; serial, save
+ * 2 not queued: -1.  Batched, the hash of item 7 fails: -1 with batch 0-4
+ * stored and nothing of batch 5-9 sent. */
 static void a_save_not_queued_or_a_failed_hash_makes_the_run_return_minus_1(void **state)
 {
 	struct world w;
@@ -424,6 +426,23 @@ static void a_save_not_queued_or_a_failed_hash_makes_the_run_return_minus_1(void
 	GRADE_EXPECT(w.run.sent == 2 && w.run.acked == 2,
 		     "saves 0 and 1 sent and stored; nothing for item 2",
 		     "%zu sent, %zu stored", w.run.sent, w.run.acked);
+	world_free(&w);
+	world_start(&w, 10, 10, 6);
+	savelab_refuse_save(2);
+	expect_failed_run(&w, ss_serial(&w.run),
+			  "ss_serial() with save 2 not queued", 3);
+	GRADE_EXPECT(w.run.sent == 2 && w.run.acked == 2,
+		     "saves 0 and 1 stored, then -1 at save 2",
+		     "%zu sent, %zu stored", w.run.sent, w.run.acked);
+	world_free(&w);
+	world_start(&w, 10, 10, 15);
+	savelab_fail_hash(7);
+	expect_failed_run(&w, ss_batched(&w.run, 5),
+			  "ss_batched(r, 5) with hash 7 failing", 8);
+	GRADE_EXPECT(w.run.sent == 5 && w.run.acked == 5,
+		     "batch 0-4 stored; nothing of batch 5-9 sent (its item 7 "
+		     "could not be hashed)", "%zu sent, %zu stored", w.run.sent,
+		     w.run.acked);
 	world_free(&w);
 }
 

@@ -18,6 +18,7 @@
 
 #include "clock.h"
 #include "evbase.h"
+#include "evalloc.h"
 #include "grade.h"
 #include "save.h"
 #include "saveproc.h"
@@ -370,12 +371,14 @@ static void expect_start_refuses_bad_jobs(struct world *w)
 
 /*
  * Catches: a task that keeps its event after the last item (never freed,
- * or still yielding with nothing left to hash); and an ovl_start edited
- * to accept a job of 0 items or with no client (a task that could never
- * end).
+ * or still yielding with nothing left to hash), or only deletes it
+ * (event_del, t->ev = NULL: a leak the libevent block counter sees once
+ * the world is freed); and an ovl_start edited to accept a job of 0
+ * items or with no client (a task that could never end).
  */
 static void hashing_ends_by_freeing_the_task_event(void **state)
 {
+	long per_save = savelab_blocks_left_per_save(), live_before = evalloc_live(), left;
 	struct world w;
 
 	(void)state;
@@ -390,7 +393,16 @@ static void hashing_ends_by_freeing_the_task_event(void **state)
 	GRADE_EXPECT_INT(event_base_get_num_events(w.lab.base,
 						   EVENT_BASE_COUNT_ACTIVE),
 			 0, "events still active on the base after the run");
+	left = per_save * (long)savelab_accepted();
 	world_free(&w);
+	print_message("measured: %ld libevent blocks live after the world "
+		      "was freed; the save client leaves %ld per save\n",
+		      evalloc_live() - live_before, per_save);
+	GRADE_EXPECT(evalloc_live() - live_before <= left,
+		     "every libevent block of the run freed once the world is "
+		     "(the task's event freed with event_free, not just deleted)",
+		     "%ld block(s) still allocated: an event deleted or dropped "
+		     "but never freed?", evalloc_live() - live_before - left);
 }
 
 /* ---- tests: failures ---------------------------------------------------------- */

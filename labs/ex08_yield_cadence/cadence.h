@@ -42,7 +42,8 @@
  *   [tests: every_is_ignored_when_a_budget_is_set]
  * Promise: item i is saved once, under id i, with its own digest, and
  *   done is called exactly once, after the hashing is over and every
- *   save has its answer.  cad_start refuses a job of 0 items or a
+ *   save has its answer; the task's event is freed (t->ev == NULL) once
+ *   the hashing is over.  cad_start refuses a job of 0 items or a
  *   negative budget.
  *   [tests: every_save_is_acknowledged_before_done]
  * Promise: a save that fails (answered with an error, or refused by

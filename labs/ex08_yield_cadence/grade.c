@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "evbase.h"
+#include "evalloc.h"
 #include "grade.h"
 #include "save.h"
 #include "saveproc.h"
@@ -298,11 +299,12 @@ static void never_drains_every_save_after_the_last_hash_in_waves(void **state)
 /* ---- tests: the budget, on a fake clock ----------------------------------- */
 
 /* The fake clock: the task's progress decides the time.  Every item
- * hashed so far costs its fake cost, every yield the time the loop spends
- * elsewhere; nothing else moves it, however often the clock is read. */
+ * hashed so far costs its fake cost, every save queued fake_save_ns, every
+ * yield the time the loop spends elsewhere; nothing else moves it,
+ * however often the clock is read. */
 static const struct world *fake_world;
 static const int64_t *fake_cost;
-static int64_t fake_gap_ns;
+static int64_t fake_gap_ns, fake_save_ns;
 
 static int64_t progress_clock(void)
 {
@@ -312,6 +314,7 @@ static int64_t progress_clock(void)
 		return now;
 	for (size_t k = 0; k < fake_world->task.hashed && k < MAX_ITEMS; k++)
 		now += fake_cost[k];
+	now += (int64_t)savelab_accepted() * fake_save_ns;
 	return now + (int64_t)fake_world->yields * fake_gap_ns;
 }
 
@@ -346,15 +349,18 @@ static void budget_cadence_yields_when_the_budget_is_spent(void **state)
 		     "yields after items %s", g);
 	clock_set_source(NULL);
 	fake_world = NULL;
+	fake_save_ns = 0;
 	world_free(&w);
 }
 
 /*
  * Catches: a budget compared with > instead of >= (the header: the slice
- * is over once the time spent >= budget_ns).  9 items of exactly 5 ms
- * (fake), budget 10 ms: each slice reaches the budget exactly after its
- * second item, so the yields fall after items 1 3 5 7; with > they would
- * fall a whole item later, after items 2 5.
+ * is over once the time spent >= budget_ns), and a budget that counts
+ * only the hashing (t->hash_ns) instead of the slice's time.  9 items,
+ * each 4 ms of hashing and 1 ms to queue its save (fake), budget 10 ms:
+ * each slice reaches the budget exactly after its second item, so the
+ * yields fall after items 1 3 5 7; with > (or hashing time only) a whole
+ * item later, after items 2 5.
  */
 static void budget_is_spent_exactly_at_the_boundary(void **state)
 {
@@ -365,21 +371,25 @@ static void budget_is_spent_exactly_at_the_boundary(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < 9; i++)
-		cost[i] = 5 * MS;
+		cost[i] = 4 * MS;
 	world_start(&w, 5, 10);
 	fake_world = &w;
 	fake_cost = cost;
 	fake_gap_ns = 30 * MS;
+	fake_save_ns = 1 * MS;
 	clock_set_source(progress_clock);
 	run_task(&w, 9, 1024, (struct cadence){ .budget_ns = 10 * MS });
 	g = yields_after(w.lab.trace, got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "1 3 5 7") == 0,
-		     "items of exactly 5 ms, budget 10 ms: a slice is over when "
-		     "its time >= the budget, so yields after items 1 3 5 7",
+		     "items of 4 ms + 1 ms for the save, budget 10 ms: a slice "
+		     "is over when its time >= the budget, so yields after items "
+		     "1 3 5 7",
 		     "yields after items %s%s", g,
-		     strcmp(g, "2 5") == 0 ? " (> instead of >=?)" : "");
+		     strcmp(g, "2 5") == 0 ? " (> instead of >=, or only the "
+		     "hashing time counted?)" : "");
 	clock_set_source(NULL);
 	fake_world = NULL;
+	fake_save_ns = 0;
 	world_free(&w);
 }
 
@@ -413,6 +423,7 @@ static void every_is_ignored_when_a_budget_is_set(void **state)
 		     "yields after items %s", g);
 	clock_set_source(NULL);
 	fake_world = NULL;
+	fake_save_ns = 0;
 	world_free(&w);
 }
 
@@ -440,12 +451,15 @@ static void expect_start_refuses_bad_jobs(struct world *w)
  * Catches: done reported when the hashing ends (the last saves still on
  * their way, so a failure would go unreported), done called more than
  * once, and saves lost, repeated or stored with a wrong digest.  20
- * items, every 5, a 30 ms server.  And a cad_start edited to accept a
- * job of 0 items or a negative budget.
+ * items, every 5, a 30 ms server.  An event only deleted, never freed
+ * (the libevent block counter sees it once the world is freed).  And a
+ * cad_start edited to accept a job of 0 items or a negative budget.
  */
 static void every_save_is_acknowledged_before_done(void **state)
 {
+	long per_save = savelab_blocks_left_per_save(), live_before = evalloc_live();
 	struct world w;
+	long left;
 
 	(void)state;
 	world_start(&w, 30, 10);
@@ -460,7 +474,13 @@ static void every_save_is_acknowledged_before_done(void **state)
 	GRADE_EXPECT(w.task.ev == NULL, "t->ev == NULL once the hashing is over",
 		     "it is still set");
 	savelab_expect_digests(&w.lab, 20, 4096);
+	left = per_save * (long)savelab_accepted();
 	world_free(&w);
+	GRADE_EXPECT(evalloc_live() - live_before <= left,
+		     "every libevent block of the run freed once the world is "
+		     "(the task's event freed with event_free, not just deleted)",
+		     "%ld block(s) still allocated: an event deleted or dropped "
+		     "but never freed?", evalloc_live() - live_before - left);
 }
 
 /* ---- tests: failures ------------------------------------------------------- */

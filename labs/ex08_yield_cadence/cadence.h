@@ -55,6 +55,9 @@
  *   done_comes_once_when_every_save_is_refused_at_once,
  *   a_failed_hash_counts_as_failed_and_the_task_goes_on,
  *   the_task_ends_when_the_server_goes_away]
+ * Promise: a task keeps its state in *t: two tasks on one loop at once
+ *   each yield on their own count and get one done with their own counts.
+ *   [tests: two_tasks_on_one_loop_keep_their_own_counts]
  */
 #ifndef EX08_CADENCE_H
 #define EX08_CADENCE_H

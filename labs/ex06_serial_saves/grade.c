@@ -469,10 +469,17 @@ static void a_run_ends_with_minus_1_when_the_server_goes_away(void **state)
 	world_start_with(&w, &o, 15);
 	expect_failed_run(&w, ss_batched(&w.run, 5),
 			  "ss_batched(r, 5), the server exits at save 8", 10);
-	GRADE_EXPECT(w.run.acked == 5,
-		     "batch 0-4 stored; batch 5-9 failed as the server exited "
-		     "(it answers none of the saves it holds)",
-		     "%zu counted stored", w.run.acked);
+	read_log(&w);
+	/* Saves 5 and 6 may be answered before save 7 arrives and the
+	 * server exits (under load the batch's saves can spread over more
+	 * than the 10 ms delay): what counts is that exactly the stored
+	 * saves are counted stored. */
+	GRADE_EXPECT(w.run.acked == w.lab.n_recs && w.run.acked >= 5 &&
+		     w.run.acked <= 7,
+		     "batch 0-4 stored, then the failures of batch 5-9; counted "
+		     "stored = what the server stored",
+		     "%zu counted stored, %zu stored by the server", w.run.acked,
+		     w.lab.n_recs);
 	world_free(&w);
 }
 

@@ -196,6 +196,8 @@ static void build_argv(struct server_args *a, char *path,
 		add_number(a, "--jitter-ms", o->jitter_ms);
 	if (o->seed > 0)
 		add_number(a, "--seed", o->seed);
+	if (o->request_timeout_ms > 0)
+		add_number(a, "--request-timeout-ms", o->request_timeout_ms);
 	a->argv[a->n] = NULL;
 }
 

@@ -53,6 +53,10 @@ struct saveproc_options {
 	int jitter_ms;        /* --jitter-ms: each save waits delay_ms plus a
 				 uniform 0..jitter_ms more; 0: none */
 	int seed;             /* --seed for the jitter; 0 means 1 */
+	int request_timeout_ms; /* --request-timeout-ms: close a connection
+				 whose request has not arrived whole this
+				 long after its first byte; 0: the server's
+				 default, 5000 */
 };
 
 /* close_after / exit_after: act on the very first save (the server's 0). */

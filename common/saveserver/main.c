@@ -25,7 +25,7 @@
 #define MAX_BODY 4096
 
 struct options {
-	int port, delay_ms, max_in_flight, idle_timeout_ms;
+	int port, delay_ms, max_in_flight, idle_timeout_ms, request_timeout_ms;
 	const char *log_path;
 	struct faults faults;
 };
@@ -36,13 +36,16 @@ static void usage(FILE *f)
 		"usage: saveserver [--port N] [--delay-ms N] [--max-in-flight N]\n"
 		"                  [--idle-timeout-ms N] [--log FILE] [--fail-ids LIST]\n"
 		"                  [--fail-status N] [--close-after N] [--exit-after N]\n"
-		"                  [--jitter-ms N] [--seed N]\n"
+		"                  [--jitter-ms N] [--seed N] [--request-timeout-ms N]\n"
 		"  --port N             TCP port on 127.0.0.1 (0-65535, default 0: any free)\n"
 		"  --delay-ms N         answer each save after N ms (0-600000, default 50)\n"
 		"  --max-in-flight N    hold at most N saves at once; later ones wait in\n"
 		"                       arrival order (1-100000, default 10)\n"
 		"  --idle-timeout-ms N  close a connection silent for N ms (1-3600000,\n"
 		"                       default 10000)\n"
+		"  --request-timeout-ms N  close a connection whose request has not\n"
+		"                       arrived whole N ms after its first byte (1-3600000,\n"
+		"                       default 5000)\n"
 		"  --log FILE           append 'id digest received_ns answered_ns' per\n"
 		"                       stored save (CLOCK_MONOTONIC ns)\n"
 		"Faults, injected on purpose (for graders):\n"
@@ -107,6 +110,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "max-in-flight", required_argument, NULL, 'm' },
 		{ "idle-timeout-ms", required_argument, NULL, 'i' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "request-timeout-ms", required_argument, NULL, 'r' },
 		{ "fail-ids", required_argument, NULL, 'F' },
 		{ "fail-status", required_argument, NULL, 'S' },
 		{ "close-after", required_argument, NULL, 'C' },
@@ -117,7 +121,8 @@ static struct options parse_args(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { .port = 0, .delay_ms = 50, .max_in_flight = 10,
-			     .idle_timeout_ms = 10000, .log_path = NULL };
+			     .idle_timeout_ms = 10000, .request_timeout_ms = 5000,
+			     .log_path = NULL };
 	int c;
 
 	faults_init(&o.faults);
@@ -131,6 +136,7 @@ static struct options parse_args(int argc, char **argv)
 		case 'm': o.max_in_flight = parse_int(optarg, "--max-in-flight", 1, 100000); break;
 		case 'i': o.idle_timeout_ms = parse_int(optarg, "--idle-timeout-ms", 1, 3600000); break;
 		case 'l': o.log_path = optarg; break;
+		case 'r': o.request_timeout_ms = parse_int(optarg, "--request-timeout-ms", 1, 3600000); break;
 		case 'h': usage(stdout); exit(0);
 		default: bad_usage("unknown option or missing value");
 		}
@@ -197,6 +203,7 @@ struct listener {
 	struct evhttp *http;
 	struct evhttp_bound_socket *handle;
 	struct event_base *base;
+	struct guard *guard;
 };
 
 /* --exit-after: refuse new connections at once, then end the loop after a
@@ -210,6 +217,7 @@ static void go_away(void *arg)
 
 	fprintf(stderr, "saveserver: --exit-after reached: exiting\n");
 	if (l->handle) {
+		guard_unwatch_listener(l->guard);
 		evhttp_del_accept_socket(l->http, l->handle);
 		l->handle = NULL;
 	}
@@ -222,6 +230,41 @@ static void close_log(FILE *log, const char *path)
 		err(1, "cannot write log %s", path);
 }
 
+struct stop_signals {
+	struct event *term, *intr;
+};
+
+/* SIGTERM and SIGINT end the loop; main then frees everything. */
+static void watch_stop_signals(struct event_base *base, struct stop_signals *sig)
+{
+	sig->term = evsignal_new(base, SIGTERM, stop_cb, base);
+	sig->intr = evsignal_new(base, SIGINT, stop_cb, base);
+	if (!sig->term || !sig->intr || evsignal_add(sig->term, NULL) != 0 ||
+	    evsignal_add(sig->intr, NULL) != 0)
+		errx(1, "out of memory");
+}
+
+static void unwatch_stop_signals(struct stop_signals *sig)
+{
+	event_free(sig->term);
+	event_free(sig->intr);
+	/* Freeing them restored the default action: a SIGTERM sent now (a
+	 * saveproc_stop racing an --exit-after) must not turn this clean
+	 * exit into a death by signal. */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+}
+
+static struct evhttp_bound_socket *listen_on(struct evhttp *http, int port)
+{
+	struct evhttp_bound_socket *handle =
+		evhttp_bind_socket_with_handle(http, "127.0.0.1", (ev_uint16_t)port);
+
+	if (!handle)
+		errx(1, "cannot listen on 127.0.0.1:%d (in use?)", port);
+	return handle;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = parse_args(argc, argv);
@@ -230,41 +273,32 @@ int main(int argc, char **argv)
 		.max_in_flight = o.max_in_flight, .log = log, .faults = o.faults };
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct evhttp *http = base ? evhttp_new(base) : NULL;
-	struct listener listener = { http, NULL, base };
-	struct evhttp_bound_socket *handle;
-	struct event *on_term, *on_int;
+	struct guard *guard = http ? guard_new(base, http, o.request_timeout_ms) : NULL;
+	struct listener listener = { http, NULL, base, guard };
+	struct stop_signals sig;
 	struct server *srv;
 
-	if (!http)
+	if (!http || !guard)
 		errx(1, "cannot create the event base or the HTTP server");
 	/* A client that hangs up before its reply must not kill us. */
 	signal(SIGPIPE, SIG_IGN);
 	configure(http, o.idle_timeout_ms);
-	handle = evhttp_bind_socket_with_handle(http, "127.0.0.1", (ev_uint16_t)o.port);
-	if (!handle)
-		errx(1, "cannot listen on 127.0.0.1:%d (in use?)", o.port);
-	listener.handle = handle;
+	listener.handle = listen_on(http, o.port);
+	guard_watch_listener(guard, listener.handle);
+	so.guard = guard;
 	so.go_away = go_away;
 	so.go_away_arg = &listener;
-	srv = server_new(base, http, &so);
-	on_term = evsignal_new(base, SIGTERM, stop_cb, base);
-	on_int = evsignal_new(base, SIGINT, stop_cb, base);
-	if (!srv || !on_term || !on_int || evsignal_add(on_term, NULL) != 0 ||
-	    evsignal_add(on_int, NULL) != 0)
+	if (!(srv = server_new(base, http, &so)))
 		errx(1, "out of memory");
-	printf("listening 127.0.0.1:%d\n", bound_port(handle));
+	watch_stop_signals(base, &sig);
+	printf("listening 127.0.0.1:%d\n", bound_port(listener.handle));
 	fflush(stdout);
 	event_base_dispatch(base);
 
 	server_free(srv);
 	evhttp_free(http);
-	event_free(on_term);
-	event_free(on_int);
-	/* Freeing them restored the default action: a SIGTERM sent now (a
-	 * saveproc_stop racing an --exit-after) must not turn this clean
-	 * exit into a death by signal. */
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
+	guard_free(guard);
+	unwatch_stop_signals(&sig);
 	event_base_free(base);
 	libevent_global_shutdown();
 	close_log(log, o.log_path);

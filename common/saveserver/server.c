@@ -7,7 +7,6 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -137,24 +136,49 @@ static char *body_string(struct evhttp_request *req)
 	return text;
 }
 
-/* Exactly the fields id and digest, once each, both valid. */
-static const char *check_fields(struct evkeyvalq *kv, struct pending *p)
+/* One field of the form: "id=N" or "digest=HEX64", each at most once. */
+static const char *check_field(char *field, struct pending *p, bool *have_id,
+			       bool *have_digest)
+{
+	char *value = strchr(field, '=');
+
+	if (*field == '\0')
+		return "empty field: a stray '&' (the body is id=N&digest=HEX64)";
+	if (!value)
+		return "a field without '=': the body is id=N&digest=HEX64";
+	*value++ = '\0';
+	if (strcmp(field, "id") == 0 && !*have_id) {
+		*have_id = true;
+		if (parse_id(value, &p->id) != 0)
+			return "bad id: expected a decimal number below 2^64";
+	} else if (strcmp(field, "digest") == 0 && !*have_digest) {
+		*have_digest = true;
+		if (parse_digest(value, p->digest) != 0)
+			return "bad digest: expected 64 hex digits";
+	} else {
+		return "unexpected field: the body is id=N&digest=HEX64, each once";
+	}
+	return NULL;
+}
+
+/* Exactly the fields id and digest, once each, both valid, split at '&'
+ * by hand: evhttp_parse_query_str skips empty fields (a stray '&') and
+ * decodes %XX, and neither has a place in this body. */
+static const char *check_fields(char *body, struct pending *p)
 {
 	bool have_id = false, have_digest = false;
-	struct evkeyval *f;
+	char *field = body, *amp;
+	const char *why;
 
-	TAILQ_FOREACH(f, kv, next) {
-		if (strcmp(f->key, "id") == 0 && !have_id) {
-			have_id = true;
-			if (parse_id(f->value, &p->id) != 0)
-				return "bad id: expected a decimal number below 2^64";
-		} else if (strcmp(f->key, "digest") == 0 && !have_digest) {
-			have_digest = true;
-			if (parse_digest(f->value, p->digest) != 0)
-				return "bad digest: expected 64 hex digits";
-		} else {
-			return "unexpected field: the body is id=N&digest=HEX64, each once";
-		}
+	for (;;) {
+		amp = strchr(field, '&');
+		if (amp)
+			*amp = '\0';
+		if ((why = check_field(field, p, &have_id, &have_digest)) != NULL)
+			return why;
+		if (!amp)
+			break;
+		field = amp + 1;
 	}
 	if (!have_id || !have_digest)
 		return have_id ? "missing field: digest" : "missing field: id";
@@ -164,18 +188,12 @@ static const char *check_fields(struct evkeyvalq *kv, struct pending *p)
 /* @return NULL if the body is a valid save (filled into p), else why not. */
 static const char *parse_save(struct evhttp_request *req, struct pending *p)
 {
-	struct evkeyvalq kv;
 	const char *why;
 	char *body = body_string(req);
 
 	if (!body)
 		return "unreadable body (NUL byte, too big, or out of memory)";
-	TAILQ_INIT(&kv);
-	if (evhttp_parse_query_str(body, &kv) != 0)
-		why = "malformed form body: expected id=N&digest=HEX64";
-	else
-		why = check_fields(&kv, p);
-	evhttp_clear_headers(&kv);
+	why = check_fields(body, p);
 	free(body);
 	return why;
 }
@@ -290,14 +308,24 @@ static void answer_cb(evutil_socket_t fd, short what, void *arg)
 	admit(s);
 }
 
+#define FORM_TYPE "application/x-www-form-urlencoded"
+
+/* The form type in any case, alone or with parameters ("; charset=..."),
+ * and nothing else: a type that merely starts with it is another type. */
 static bool form_encoded(struct evhttp_request *req)
 {
 	const char *type = evhttp_find_header(
 		evhttp_request_get_input_headers(req), "Content-Type");
+	const char *rest;
 
 	/* No Content-Type at all is taken as a form, as curl -d sends. */
-	return !type || strncasecmp(type, "application/x-www-form-urlencoded",
-				    33) == 0;
+	if (!type)
+		return true;
+	if (strncasecmp(type, FORM_TYPE, strlen(FORM_TYPE)) != 0)
+		return false;
+	rest = type + strlen(FORM_TYPE);
+	rest += strspn(rest, " \t");
+	return *rest == '\0' || *rest == ';';
 }
 
 static void enqueue(struct server *s, struct pending *p)
@@ -447,6 +475,13 @@ static void request_cb(struct evhttp_request *req, void *arg)
 	 * their connections. */
 	if (s->going_away)
 		return;
+	if (s->opt.guard && !guard_request_arrived(s->opt.guard, req)) {
+		if (strcmp(path ? path : "", "/save") == 0)
+			s->n.received++;
+		reject(s, req, 400, "Bad Request",
+		       "a NUL byte in the request (its head or body)");
+		return;
+	}
 	if (!path)
 		path = "";
 	if (strcmp(path, "/save") == 0) {

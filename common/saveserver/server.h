@@ -10,6 +10,7 @@
 #define SAVESERVER_SERVER_H
 
 #include "faults.h"
+#include "guard.h"
 
 #include <stdio.h>
 
@@ -25,6 +26,7 @@ struct server_options {
 	 * ends the loop.  Held and later saves are never answered. */
 	void (*go_away)(void *arg);
 	void *go_away_arg;
+	struct guard *guard;  /* the connection guard, or NULL; not owned */
 };
 
 struct server;

@@ -4,7 +4,7 @@
  * dropped), and the server must go on storing normal saves afterwards.
  *
  * Bounds: every wait is for something the server does at once, or after its
- * 500 ms idle timeout; reads give up after 5 s (10x the idle timeout).
+ * 500 ms idle timeout or 1000 ms request deadline; reads give up after 5 s.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +146,20 @@ static const struct hostile cases[] = {
 	{ "id given twice",
 	  "POST /save HTTP/1.1\r\nHost: x\r\n" FORM "Content-Length: 81\r\n\r\n"
 	  "id=1&id=2&digest=" DIGEST, false, 400 },
+	{ "a stray '&' at the end of the form",
+	  "POST /save HTTP/1.1\r\nHost: x\r\n" FORM "Content-Length: 77\r\n\r\n"
+	  "id=1&digest=" DIGEST "&", false, 400 },
+	{ "an empty field inside the form",
+	  "POST /save HTTP/1.1\r\nHost: x\r\n" FORM "Content-Length: 77\r\n\r\n"
+	  "id=1&&digest=" DIGEST, false, 400 },
+	{ "a percent-encoded digest",
+	  "POST /save HTTP/1.1\r\nHost: x\r\n" FORM "Content-Length: 78\r\n\r\n"
+	  "id=1&digest=%62a7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+	  false, 400 },
+	{ "a content type that only starts like a form",
+	  "POST /save HTTP/1.1\r\nHost: x\r\n"
+	  "Content-Type: application/x-www-form-urlencodedX\r\n"
+	  "Content-Length: 76\r\n\r\nid=1&digest=" DIGEST, false, 415 },
 	{ "JSON instead of a form",
 	  "POST /save HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
 	  "Content-Length: 2\r\n\r\n{}", false, 415 },
@@ -184,6 +199,53 @@ static void run_huge_headers(void **state)
 	strcpy(req + n + pad, "\r\n\r\n");
 	expect_outcome(h, exchange(req, strlen(req), false));
 	free(req);
+}
+
+/* A NUL byte inside a header value: evhttp cuts the value there, so the
+ * Content-Type below would read as a plain form.  It must be refused. */
+static void a_nul_byte_in_a_header_is_refused(void **state)
+{
+	static const char head[] =
+		"POST /save HTTP/1.1\r\nHost: x\r\n"
+		"Content-Type: application/x-www-form-urlencoded\0; evil\r\n"
+		"Content-Length: 76\r\n\r\nid=9&digest=" DIGEST;
+	static const struct hostile h = { "NUL in a header", NULL, false, 400 };
+	char hex[65];
+
+	(void)state;
+	expect_outcome(&h, exchange(head, sizeof(head) - 1, false));
+	assert_int_equal(saveproc_get(&server, 9, hex), 404);
+}
+
+/* Slowloris: a head that grows by one byte every 300 ms (under the 500 ms
+ * idle timeout, so only the request deadline can stop it).  The server
+ * must close the connection about 1000 ms after the first byte: bound
+ * 800 ms-4 s (measured ~1.1 s; without the deadline it stays open). */
+static void a_request_trickling_in_is_cut_at_its_deadline(void **state)
+{
+	static const char start[] = "POST /save HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+	int fd = connect_server();
+	int64_t t0 = clock_monotonic_ns(), took = -1;
+	char byte;
+
+	(void)state;
+	assert_int_equal(send(fd, start, strlen(start), MSG_NOSIGNAL), (ssize_t)strlen(start));
+	while (took < 0 && clock_monotonic_ns() - t0 < 4 * CLOCK_NS_PER_S) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 300) > 0) {
+			if (recv(fd, &byte, 1, 0) <= 0)
+				took = clock_monotonic_ns() - t0;
+		} else if (send(fd, "a", 1, MSG_NOSIGNAL) != 1) {
+			took = clock_monotonic_ns() - t0;
+		}
+	}
+	close(fd);
+	if (took < 0)
+		fail_msg("a request trickling in for 4 s was never cut off "
+			 "(--request-timeout-ms 1000)");
+	print_message("measured: trickling request closed after %.2f s\n", took / 1e9);
+	assert_true(took >= 800 * CLOCK_NS_PER_MS);
 }
 
 /* A valid save whose client hangs up before the 300 ms answer: the server
@@ -233,6 +295,7 @@ static int start(void **state)
 	(void)state;
 	o.delay_ms = 300;
 	o.idle_timeout_ms = 500;
+	o.request_timeout_ms = 1000;
 	if (saveproc_start(&server, &o) != 0) {
 		fprintf(stderr, "saveproc_start: %s\n", server.why);
 		return -1;
@@ -255,7 +318,7 @@ static int stop(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[N_CASES + 2];
+	struct CMUnitTest tests[N_CASES + 4];
 
 	for (size_t i = 0; i < N_CASES; i++)
 		tests[i] = (struct CMUnitTest){
@@ -264,10 +327,14 @@ int main(void)
 			.initial_state = (void *)&cases[i],
 		};
 	tests[N_CASES] = (struct CMUnitTest)cmocka_unit_test(
-		a_client_that_leaves_while_its_save_waits);
+		a_nul_byte_in_a_header_is_refused);
 	tests[N_CASES + 1] = (struct CMUnitTest)cmocka_unit_test(
+		a_request_trickling_in_is_cut_at_its_deadline);
+	tests[N_CASES + 2] = (struct CMUnitTest)cmocka_unit_test(
+		a_client_that_leaves_while_its_save_waits);
+	tests[N_CASES + 3] = (struct CMUnitTest)cmocka_unit_test(
 		a_normal_save_still_works_afterwards);
 	alarm(120);
-	return _cmocka_run_group_tests("test_save_hostile", tests, N_CASES + 2,
+	return _cmocka_run_group_tests("test_save_hostile", tests, N_CASES + 4,
 				       start, stop);
 }

@@ -95,7 +95,24 @@ int ss_wait(struct ss_run *r);
  * wait for that save's answer before the next hash.  The server never
  * holds two saves of this run at once.
  * @return 0 when all n items are hashed and stored, -1 on the first
- * failure (a hash or a save).
+ * failure (a hash, a save that cannot be queued, a save that fails):
+ * nothing is hashed or sent after it.
+ *
+ * Promise: items are hashed in order and each save is sent, and answered,
+ *   before the next item is hashed — for every item, the last one too;
+ *   the server never holds two saves of the run at once.
+ *   [tests: serial_run_waits_for_each_reply_before_the_next_hash]
+ * Promise: item i is saved once, under id i, with ss_hash's digest of i.
+ *   [tests: serial_run_saves_each_item_once_with_its_digest]
+ * Promise: it returns 0 only once every save has its answer (stored).
+ *   [tests: runs_end_only_after_every_save_is_acknowledged]
+ * Promise: a save the server refuses, a save that cannot be queued, a
+ *   hash that fails, or a server that went away makes it return -1 at
+ *   that item: the failed save is not counted stored nor sent again, and
+ *   no later item is hashed.
+ *   [tests: a_save_the_server_refuses_makes_the_run_return_minus_1,
+ *   a_save_not_queued_or_a_failed_hash_makes_the_run_return_minus_1,
+ *   a_run_ends_with_minus_1_when_the_server_goes_away]
  */
 int ss_serial(struct ss_run *r);
 
@@ -105,8 +122,33 @@ int ss_serial(struct ss_run *r);
  * answers; then the next batch.  The last batch holds what is left
  * (n % batch items, when n is not a multiple of batch).  When it returns,
  * every save has its answer.
- * @return 0 when all n items are hashed and stored; -1 on a failure or
- * when batch is not in 1 .. SS_MAX_BATCH.
+ * @return 0 when all n items are hashed and stored; -1 when batch is not
+ * in 1 .. SS_MAX_BATCH (then nothing is hashed or sent), or on the first
+ * failure (a hash, a save that cannot be queued, a save that fails): the
+ * saves already sent are waited for, and no further batch starts.
+ *
+ * Promise: a batch's saves are all sent before the one wait for their
+ *   answers, and the next batch is hashed only after those answers.
+ *   [tests: batched_run_sends_a_whole_batch_at_once]
+ * Promise: the items left over (n % batch) form a last batch that goes
+ *   out together, like every batch, after the batch before it.
+ *   [tests: batched_run_sends_the_last_partial_batch_together]
+ * Promise: item i is saved once, under id i, with its own digest (each
+ *   digest of a batch kept in its own r->digests[k]).
+ *   [tests: batched_run_saves_each_item_once_with_its_digest]
+ * Promise: when it returns, every save it sent has its answer — at the
+ *   end, and after a failure too.
+ *   [tests: runs_end_only_after_every_save_is_acknowledged,
+ *   a_save_not_queued_or_a_failed_hash_makes_the_run_return_minus_1]
+ * Promise: a batch of 0 or above SS_MAX_BATCH returns -1 and touches
+ *   nothing (no hash, no save); 1 and SS_MAX_BATCH work.
+ *   [tests: batch_sizes_outside_1_to_the_maximum_are_refused_untouched]
+ * Promise: a save the server refuses, a save that cannot be queued, a
+ *   hash that fails, or a server that went away makes it return -1, with
+ *   the failed save not counted stored nor sent again, and no batch after.
+ *   [tests: a_save_the_server_refuses_makes_the_run_return_minus_1,
+ *   a_save_not_queued_or_a_failed_hash_makes_the_run_return_minus_1,
+ *   a_run_ends_with_minus_1_when_the_server_goes_away]
  */
 int ss_batched(struct ss_run *r, size_t batch);
 

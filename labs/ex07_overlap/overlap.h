@@ -15,6 +15,43 @@
  * event), and the task ends when the last save has its answer — only then
  * is done called.  A task that reports done earlier reports saves that
  * may still be lost.
+ *
+ * Promise: each callback hashes one item, queues its save at once (never
+ *   waiting for it) and yields with t->yield if items remain — no yield
+ *   after the last item: the trace is h0 s0 | h1 s1 | ... | h<n-1> s<n-1>.
+ *   [tests: each_item_is_hashed_saved_and_yielded_in_its_own_callback]
+ * Promise: the overlap holds for the whole run: saves reach the server
+ *   while the hashing goes on, a few items after their hash, and the
+ *   hashing never waits for a save's answer.
+ *   [tests: saves_reach_the_server_while_the_hashing_goes_on,
+ *   hashing_does_not_wait_for_each_save]
+ * Promise: item i is saved once, under id i, with ovl_hash's digest of i.
+ *   [tests: every_item_is_saved_once_with_its_digest]
+ * Promise: after the last item the task frees its event (t->ev == NULL)
+ *   and leaves nothing active on the base; ovl_start refuses a job of 0
+ *   items, or with no client or no hasher (-1, nothing scheduled).
+ *   [tests: hashing_ends_by_freeing_the_task_event]
+ * Promise: done is called exactly once, when the hashing is over and
+ *   every save has its answer — also when the last save fails, when
+ *   every save is refused by save_client_save, when a hash fails, and
+ *   when the server goes away.
+ *   [tests: done_comes_only_after_every_save_is_acknowledged,
+ *   done_comes_once_when_the_last_save_fails,
+ *   done_comes_once_when_every_save_is_refused_at_once,
+ *   a_failed_hash_counts_as_failed_and_the_task_goes_on,
+ *   the_task_ends_when_the_server_goes_away]
+ * Promise: a save that fails (answered with an error, or refused by
+ *   save_client_save) and an item whose hash fails count in t->failed,
+ *   never in t->acked; nothing is sent again; the task goes on with the
+ *   next item.
+ *   [tests: done_comes_once_when_the_last_save_fails,
+ *   done_comes_once_when_every_save_is_refused_at_once,
+ *   a_failed_hash_counts_as_failed_and_the_task_goes_on,
+ *   the_task_ends_when_the_server_goes_away]
+ * Promise: a task keeps its state in *t: two tasks on one loop, at once or
+ *   one after the other, each hash their own items and get one done with
+ *   their own counts.
+ *   [tests: two_tasks_on_one_loop_keep_their_own_counts]
  */
 #ifndef EX07_OVERLAP_H
 #define EX07_OVERLAP_H

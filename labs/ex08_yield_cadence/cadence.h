@@ -24,6 +24,40 @@
  * As in ex07, the task is over when the hashing is over (the event is
  * freed, t->ev == NULL) AND every save has its answer: only then is done
  * called, once.
+ *
+ * Promise: every = k > 0 yields (t->yield) exactly after items k, 2k, ...
+ *   counted from 1, never after the last item.
+ *   [tests: every_k_yields_exactly_after_every_kth_item]
+ * Promise: every = 0 never yields: one slice hashes everything, so every
+ *   save reaches the server after the last hash and drains in
+ *   ceil(n / cap) waves.
+ *   [tests: never_does_not_yield_at_all,
+ *   never_drains_every_save_after_the_last_hash_in_waves]
+ * Promise: budget_ns > 0 ends a slice after the first item at which
+ *   clock_now_ns() - the slice's start >= budget_ns, the start being
+ *   taken anew at the start of every slice — exactly at the boundary too.
+ *   [tests: budget_cadence_yields_when_the_budget_is_spent,
+ *   budget_is_spent_exactly_at_the_boundary]
+ * Promise: with budget_ns > 0, every is ignored.
+ *   [tests: every_is_ignored_when_a_budget_is_set]
+ * Promise: item i is saved once, under id i, with its own digest, and
+ *   done is called exactly once, after the hashing is over and every
+ *   save has its answer; the task's event is freed (t->ev == NULL) once
+ *   the hashing is over.  cad_start refuses a job of 0 items or a
+ *   negative budget.
+ *   [tests: every_save_is_acknowledged_before_done]
+ * Promise: a save that fails (answered with an error, or refused by
+ *   save_client_save) and an item whose hash fails count in t->failed,
+ *   never in t->acked, nothing is sent again, the task goes on — and done
+ *   still comes exactly once: when the last save fails, when every save
+ *   is refused, when a hash fails, when the server goes away.
+ *   [tests: done_comes_once_when_the_last_save_fails,
+ *   done_comes_once_when_every_save_is_refused_at_once,
+ *   a_failed_hash_counts_as_failed_and_the_task_goes_on,
+ *   the_task_ends_when_the_server_goes_away]
+ * Promise: a task keeps its state in *t: two tasks on one loop at once
+ *   each yield on their own count and get one done with their own counts.
+ *   [tests: two_tasks_on_one_loop_keep_their_own_counts]
  */
 #ifndef EX08_CADENCE_H
 #define EX08_CADENCE_H

@@ -17,9 +17,11 @@
 
 #include "clock.h"
 #include "evbase.h"
+#include "evalloc.h"
 #include "grade.h"
 #include "save.h"
 #include "saveproc.h"
+#include "savelab.h"
 #include "trace.h"
 
 #include <event2/event.h>
@@ -33,54 +35,24 @@
 #define MS CLOCK_NS_PER_MS
 #define MAX_ITEMS 32
 
-/* ---- fixtures: a server with a log, a client, a task --------------------- */
+/* ---- the world: common/savelab, and the task ------------------------------ */
 
 struct world {
-	struct event_base *base;
-	struct saveproc server;
-	struct save_client *client;
-	struct hashwork *hasher;
-	struct trace *trace;
+	struct savelab lab;
 	struct cad_task task;
 	bool started;
 	unsigned yields;
 	int done_calls;
-	size_t outstanding_at_done, acked_at_done;
-	int64_t give_up_ns;
-	struct save_record *recs;    /* the log, once read */
-	size_t n_recs;
+	size_t outstanding_at_done, acked_at_done, failed_at_done;
+	bool hashing_over_at_done;
 };
-
-/* The server keeps its log in a private file that saveproc unlinks at
- * once: a failing test leaves no file behind. */
-static void start_server(struct world *w, int delay_ms, int cap)
-{
-	struct saveproc_options o = SAVEPROC_DEFAULTS;
-
-	o.delay_ms = delay_ms;
-	o.max_in_flight = cap;
-	if (saveproc_start_logged(&w->server, &o) != 0)
-		grade_fail(__FILE__, __LINE__, "the save server starts",
-			   "%s", w->server.why);
-}
 
 /* A server answering after delay_ms, at most cap at once, and a client
  * with as many connections: the drain goes in waves of cap saves. */
 static void world_start(struct world *w, int delay_ms, int cap)
 {
-	struct save_client_options co = { .pool_size = cap,
-		.timeout_ms = (int)(grade_bound_ns(3000) / CLOCK_NS_PER_MS) };
-
 	memset(w, 0, sizeof(*w));
-	start_server(w, delay_ms, cap);
-	co.port = w->server.port;
-	w->base = evbase_new(EVBASE_PRECISE);
-	w->client = w->base ? save_client_new(w->base, &co) : NULL;
-	w->hasher = hashwork_new();
-	w->trace = trace_new();
-	GRADE_EXPECT(w->client && w->hasher && w->trace,
-		     "an event base, a save client, a hasher and a trace",
-		     "setup failed (out of memory?)");
+	savelab_start(&w->lab, delay_ms, cap);
 }
 
 /* Forgets the previous task (same server and client): a fresh trace. */
@@ -89,24 +61,17 @@ static void world_next_task(struct world *w)
 	if (w->task.ev)
 		event_free(w->task.ev);
 	memset(&w->task, 0, sizeof(w->task));
-	trace_free(w->trace);
-	w->trace = trace_new();
+	savelab_new_trace(&w->lab);
 	w->started = false;
 	w->yields = 0;
 	w->done_calls = 0;
-	GRADE_EXPECT(w->trace, "a trace", "out of memory");
 }
 
 static void world_free(struct world *w)
 {
 	if (w->task.ev)
 		event_free(w->task.ev);
-	save_client_free(w->client);
-	event_base_free(w->base);
-	hashwork_free(w->hasher);
-	trace_free(w->trace);
-	free(w->recs);
-	saveproc_stop(&w->server);
+	savelab_free(&w->lab);
 }
 
 /* The grader's yield: counted and marked "|" in the trace, then real. */
@@ -115,7 +80,7 @@ static void counting_yield(struct cad_task *t)
 	struct world *w = t->job.arg;
 
 	w->yields++;
-	trace_add(w->trace, "|");
+	trace_add(w->lab.trace, "|");
 	cad_yield(t);
 }
 
@@ -124,55 +89,47 @@ static void done_cb(struct cad_task *t, void *arg)
 	struct world *w = arg;
 
 	w->done_calls++;
-	w->outstanding_at_done = save_client_outstanding(w->client);
+	w->outstanding_at_done = save_client_outstanding(w->lab.client);
 	w->acked_at_done = t->acked;
+	w->failed_at_done = t->failed;
+	w->hashing_over_at_done = t->ev == NULL;
 }
 
 /* Saves are still on their way, or items remain and the task is still
  * scheduled to hash them. */
-static bool busy(const struct world *w)
+static bool busy(void *arg)
 {
-	if (save_client_outstanding(w->client) > 0)
+	const struct world *w = arg;
+
+	if (save_client_outstanding(w->lab.client) > 0)
 		return true;
-	return w->task.hashed < w->task.job.n && w->task.ev &&
+	return w->task.next < w->task.job.n && w->task.ev &&
 	       event_pending(w->task.ev, EV_TIMEOUT, NULL);
 }
 
-/* Every millisecond: ends the loop once the run is over (or at
- * give_up).  A timer, because a task that keeps yielding keeps the loop
- * busy forever: event_base_loop() never returns on its own then. */
-static void referee_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct world *w = arg;
-
-	(void)fd;
-	(void)what;
-	if (!busy(w) || clock_monotonic_ns() > w->give_up_ns)
-		event_base_loopbreak(w->base);
-}
-
-/* Runs n items of `links` links with cadence c until nothing is left to do
- * (at most 5 s, scaled: the reference needs well under 0.5 s). */
-static void run_task(struct world *w, size_t n, uint64_t links,
-		     struct cadence c)
+/* Runs n items of `links` links with cadence c until nothing is left to
+ * do (at most 5 s, scaled: the reference needs well under 0.5 s). */
+static void run_task_unchecked(struct world *w, size_t n, uint64_t links,
+			       struct cadence c)
 {
 	struct cad_job job = {
-		.client = w->client, .hasher = w->hasher, .n = n,
-		.links = links, .cadence = c, .trace = w->trace,
+		.client = w->lab.client, .hasher = w->lab.hasher, .n = n,
+		.links = links, .cadence = c, .trace = w->lab.trace,
 		.done = done_cb, .arg = w,
 	};
-	struct timeval tick = { 0, 1000 };
-	struct event *referee = event_new(w->base, -1, EV_PERSIST, referee_cb, w);
 
-	GRADE_EXPECT(referee && event_add(referee, &tick) == 0,
-		     "a timer for the grader", "out of memory");
-	w->give_up_ns = clock_monotonic_ns() + grade_bound_ns(5000);
-	GRADE_EXPECT(cad_start(&w->task, w->base, &job) == 0,
+	GRADE_EXPECT(cad_start(&w->task, w->lab.base, &job) == 0,
 		     "cad_start() returns 0", "it returned -1");
 	w->task.yield = counting_yield;
 	w->started = true;
-	event_base_loop(w->base, 0);
-	event_free(referee);
+	savelab_run(&w->lab, busy, w, 5000);
+}
+
+/* The same, and every item must have been hashed. */
+static void run_task(struct world *w, size_t n, uint64_t links,
+		     struct cadence c)
+{
+	run_task_unchecked(w, n, links, c);
 	GRADE_EXPECT(w->task.hashed == n,
 		     "every item is hashed (the task runs to its end)",
 		     "%zu of %zu items hashed, then the task stopped",
@@ -189,9 +146,9 @@ static const char *yields_after(const struct trace *t, char *buf, size_t size)
 	for (size_t i = 0; i < trace_len(t) && used + 16 < size; i++) {
 		const char *name = trace_name(t, i);
 
-		if (strcmp(name, "|") != 0)
-			last = name;
-		else
+		if (name[0] == 'h')
+			last = name;     /* an item's hash ("s<i>": its save) */
+		else if (strcmp(name, "|") == 0)
 			used += (size_t)snprintf(buf + used, size - used, "%s%s",
 						 used ? " " : "",
 						 last[0] == 'h' ? last + 1 : last);
@@ -211,29 +168,14 @@ static const char *expected_yields(size_t n, unsigned k, char *buf, size_t size)
 	return buf[0] ? buf : "(no yield)";
 }
 
-static void read_log(struct world *w)
-{
-	GRADE_EXPECT(saveproc_read_own_log(&w->server, &w->recs, &w->n_recs) == 0,
-		     "the server's log can be read", "it could not be read");
-}
-
 static const struct save_record *record_of(const struct world *w, size_t id)
 {
-	for (size_t k = 0; k < w->n_recs; k++)
-		if (w->recs[k].id == id)
-			return &w->recs[k];
-	return NULL;
+	return savelab_record(&w->lab, id);
 }
 
-/* When the trace says item i's hash completed (ns), or -1. */
 static int64_t hashed_at(const struct world *w, size_t i)
 {
-	char name[24];
-	long at;
-
-	snprintf(name, sizeof(name), "h%zu", i);
-	at = trace_find(w->trace, name, 0);
-	return at < 0 ? -1 : trace_time_ns(w->trace, (size_t)at);
+	return savelab_hashed_at(&w->lab, i);
 }
 
 /* ---- tests: the count ---------------------------------------------------- */
@@ -260,7 +202,7 @@ static void every_k_yields_exactly_after_every_kth_item(void **state)
 		expected_yields(23, ks[j], want, sizeof(want));
 		snprintf(expected, sizeof(expected), "every = %u, 23 items: "
 			 "yields after items %s", ks[j], want);
-		g = yields_after(w.trace, got, sizeof(got));
+		g = yields_after(w.lab.trace, got, sizeof(got));
 		GRADE_EXPECT(strcmp(g, want) == 0, expected,
 			     "yields after items %s", g);
 	}
@@ -280,7 +222,7 @@ static void never_does_not_yield_at_all(void **state)
 	GRADE_EXPECT(w.yields == 0,
 		     "every = 0 (never): no yield, all 23 items in one slice",
 		     "%u yield(s), after items %s", w.yields,
-		     yields_after(w.trace, got, sizeof(got)));
+		     yields_after(w.lab.trace, got, sizeof(got)));
 	world_free(&w);
 }
 
@@ -294,13 +236,13 @@ static void never_does_not_yield_at_all(void **state)
  * arrived before it, so its wave is known when j's is worked out.) */
 static int count_waves(const struct world *w)
 {
-	size_t n = w->n_recs < MAX_ITEMS ? w->n_recs : MAX_ITEMS;
+	size_t n = w->lab.n_recs < MAX_ITEMS ? w->lab.n_recs : MAX_ITEMS;
 	int wave[MAX_ITEMS], most = 0;
 
 	for (size_t j = 0; j < n; j++) {
 		wave[j] = 1;
 		for (size_t i = 0; i < j; i++)
-			if (w->recs[i].answered_ns <= w->recs[j].received_ns &&
+			if (w->lab.recs[i].answered_ns <= w->lab.recs[j].received_ns &&
 			    wave[i] + 1 > wave[j])
 				wave[j] = wave[i] + 1;
 		most = wave[j] > most ? wave[j] : most;
@@ -335,18 +277,18 @@ static void never_drains_every_save_after_the_last_hash_in_waves(void **state)
 	(void)state;
 	world_start(&w, 50, 5);
 	run_task(&w, 20, 4096, (struct cadence){ .every = 0 });
-	read_log(&w);
-	GRADE_EXPECT(w.n_recs == 20, "the server stored all 20 saves",
-		     "it stored %zu", w.n_recs);
+	savelab_read_log(&w.lab);
+	GRADE_EXPECT(w.lab.n_recs == 20, "the server stored all 20 saves",
+		     "it stored %zu", w.lab.n_recs);
 	last_hash = hashed_at(&w, 19);
-	for (size_t k = 0; k < w.n_recs; k++)
-		late += w.recs[k].received_ns > last_hash;
+	for (size_t k = 0; k < w.lab.n_recs; k++)
+		late += w.lab.recs[k].received_ns > last_hash;
 	GRADE_EXPECT(late == 20,
 		     "never yielding, every save reaches the server after the "
 		     "last hash (nothing leaves during the one slice)",
 		     "%zu of 20 did: the saves travelled during the hashing",
 		     late);
-	qsort(w.recs, w.n_recs, sizeof(w.recs[0]), cmp_received);
+	qsort(w.lab.recs, w.lab.n_recs, sizeof(w.lab.recs[0]), cmp_received);
 	waves = count_waves(&w);
 	GRADE_EXPECT(waves == 4,
 		     "the saves drain in ceil(20 / 5) = 4 waves of the server's "
@@ -357,11 +299,12 @@ static void never_drains_every_save_after_the_last_hash_in_waves(void **state)
 /* ---- tests: the budget, on a fake clock ----------------------------------- */
 
 /* The fake clock: the task's progress decides the time.  Every item
- * hashed so far costs its fake cost, every yield the time the loop spends
- * elsewhere; nothing else moves it, however often the clock is read. */
+ * hashed so far costs its fake cost, every save queued fake_save_ns, every
+ * yield the time the loop spends elsewhere; nothing else moves it,
+ * however often the clock is read. */
 static const struct world *fake_world;
 static const int64_t *fake_cost;
-static int64_t fake_gap_ns;
+static int64_t fake_gap_ns, fake_save_ns;
 
 static int64_t progress_clock(void)
 {
@@ -371,6 +314,7 @@ static int64_t progress_clock(void)
 		return now;
 	for (size_t k = 0; k < fake_world->task.hashed && k < MAX_ITEMS; k++)
 		now += fake_cost[k];
+	now += (int64_t)savelab_accepted() * fake_save_ns;
 	return now + (int64_t)fake_world->yields * fake_gap_ns;
 }
 
@@ -398,33 +342,128 @@ static void budget_cadence_yields_when_the_budget_is_spent(void **state)
 	fake_gap_ns = 30 * MS;
 	clock_set_source(progress_clock);
 	run_task(&w, 20, 1024, (struct cadence){ .budget_ns = 10 * MS });
-	g = yields_after(w.trace, got, sizeof(got));
+	g = yields_after(w.lab.trace, got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "3 7 10 12 14 16 18") == 0,
 		     "items of 3 ms then 7 ms, budget 10 ms, 30 ms elsewhere "
 		     "per yield: yields after items 3 7 10 12 14 16 18",
 		     "yields after items %s", g);
 	clock_set_source(NULL);
 	fake_world = NULL;
+	fake_save_ns = 0;
+	world_free(&w);
+}
+
+/*
+ * Catches: a budget compared with > instead of >= (the header: the slice
+ * is over once the time spent >= budget_ns), and a budget that counts
+ * only the hashing (t->hash_ns) instead of the slice's time.  9 items,
+ * each 4 ms of hashing and 1 ms to queue its save (fake), budget 10 ms:
+ * each slice reaches the budget exactly after its second item, so the
+ * yields fall after items 1 3 5 7; with > (or hashing time only) a whole
+ * item later, after items 2 5.
+ */
+static void budget_is_spent_exactly_at_the_boundary(void **state)
+{
+	static int64_t cost[9];
+	struct world w;
+	char got[256];
+	const char *g;
+
+	(void)state;
+	for (size_t i = 0; i < 9; i++)
+		cost[i] = 4 * MS;
+	world_start(&w, 5, 10);
+	fake_world = &w;
+	fake_cost = cost;
+	fake_gap_ns = 30 * MS;
+	fake_save_ns = 1 * MS;
+	clock_set_source(progress_clock);
+	run_task(&w, 9, 1024, (struct cadence){ .budget_ns = 10 * MS });
+	g = yields_after(w.lab.trace, got, sizeof(got));
+	GRADE_EXPECT(strcmp(g, "1 3 5 7") == 0,
+		     "items of 4 ms + 1 ms for the save, budget 10 ms: a slice "
+		     "is over when its time >= the budget, so yields after items "
+		     "1 3 5 7",
+		     "yields after items %s%s", g,
+		     strcmp(g, "2 5") == 0 ? " (> instead of >=, or only the "
+		     "hashing time counted?)" : "");
+	clock_set_source(NULL);
+	fake_world = NULL;
+	fake_save_ns = 0;
+	world_free(&w);
+}
+
+/*
+ * Catches: the count checked before (or besides) the budget — with both
+ * set, every must be ignored.  10 items of 3 ms (fake), every = 1 and a
+ * 10 ms budget: yields after items 3 7 (the budget's), not after every
+ * item.
+ */
+static void every_is_ignored_when_a_budget_is_set(void **state)
+{
+	static int64_t cost[10];
+	struct world w;
+	char got[256];
+	const char *g;
+
+	(void)state;
+	for (size_t i = 0; i < 10; i++)
+		cost[i] = 3 * MS;
+	world_start(&w, 5, 10);
+	fake_world = &w;
+	fake_cost = cost;
+	fake_gap_ns = 30 * MS;
+	clock_set_source(progress_clock);
+	run_task(&w, 10, 1024,
+		 (struct cadence){ .every = 1, .budget_ns = 10 * MS });
+	g = yields_after(w.lab.trace, got, sizeof(got));
+	GRADE_EXPECT(strcmp(g, "3 7") == 0,
+		     "every = 1 AND a 10 ms budget, items of 3 ms: the budget "
+		     "decides (every is ignored): yields after items 3 7",
+		     "yields after items %s", g);
+	clock_set_source(NULL);
+	fake_world = NULL;
+	fake_save_ns = 0;
 	world_free(&w);
 }
 
 /* ---- tests: the end ------------------------------------------------------- */
 
+/* Fails unless cad_start (provided, in the student file) still refuses a
+ * job of 0 items or a negative budget. */
+static void expect_start_refuses_bad_jobs(struct world *w)
+{
+	struct cad_job job = { .client = w->lab.client, .hasher = w->lab.hasher,
+			       .n = 0, .links = 1024 };
+
+	GRADE_EXPECT(cad_start(&w->task, w->lab.base, &job) == -1,
+		     "cad_start() with n = 0 returns -1 (it is provided: keep "
+		     "its checks)", "it returned 0");
+	w->task.ev = NULL;
+	job.n = 3;
+	job.cadence.budget_ns = -1;
+	GRADE_EXPECT(cad_start(&w->task, w->lab.base, &job) == -1,
+		     "cad_start() with budget_ns < 0 returns -1", "it returned 0");
+	w->task.ev = NULL;
+}
+
 /*
  * Catches: done reported when the hashing ends (the last saves still on
  * their way, so a failure would go unreported), done called more than
  * once, and saves lost, repeated or stored with a wrong digest.  20
- * items, every 5, a 30 ms server.
+ * items, every 5, a 30 ms server.  An event only deleted, never freed
+ * (the libevent block counter sees it once the world is freed).  And a
+ * cad_start edited to accept a job of 0 items or a negative budget.
  */
 static void every_save_is_acknowledged_before_done(void **state)
 {
-	char want[CAD_HEX_SIZE];
-	uint8_t d[HASHWORK_DIGEST_LEN];
-	struct save_stats st;
+	long per_save = savelab_blocks_left_per_save(), live_before = evalloc_live();
 	struct world w;
+	long left;
 
 	(void)state;
 	world_start(&w, 30, 10);
+	expect_start_refuses_bad_jobs(&w);
 	run_task(&w, 20, 4096, (struct cadence){ .every = 5 });
 	GRADE_EXPECT(w.done_calls == 1, "done is called exactly once",
 		     "it was called %d times", w.done_calls);
@@ -434,41 +473,290 @@ static void every_save_is_acknowledged_before_done(void **state)
 		     w.acked_at_done, w.outstanding_at_done);
 	GRADE_EXPECT(w.task.ev == NULL, "t->ev == NULL once the hashing is over",
 		     "it is still set");
-	GRADE_EXPECT(saveproc_stats(&w.server, &st) == 0 && st.received == 20 &&
-		     st.duplicates == 0 && st.conflicts == 0,
-		     "exactly 20 saves sent, none repeated",
-		     "%llu sent, %llu repeated", (unsigned long long)st.received,
-		     (unsigned long long)st.duplicates);
-	read_log(&w);
-	for (size_t id = 0; id < 20; id++) {
-		const struct save_record *rec = record_of(&w, id);
+	savelab_expect_digests(&w.lab, 20, 4096);
+	left = per_save * (long)savelab_accepted();
+	world_free(&w);
+	GRADE_EXPECT(evalloc_live() - live_before <= left,
+		     "every libevent block of the run freed once the world is "
+		     "(the task's event freed with event_free, not just deleted)",
+		     "%ld block(s) still allocated: an event deleted or dropped "
+		     "but never freed?", evalloc_live() - live_before - left);
+}
 
-		GRADE_EXPECT(hashwork_item_links(w.hasher, id, 4096, d) == 0,
-			     "the grader hashes item i", "libcrypto failed");
-		hashwork_hex(d, want);
-		GRADE_EXPECT(rec && strcmp(rec->digest, want) == 0,
-			     "id i is stored once, with item i's own digest",
-			     "id %zu: %s", id, rec ? "another digest" : "not stored");
-	}
+/* ---- tests: failures ------------------------------------------------------- */
+
+/* Fails unless done came once, at the end, with the given counts. */
+static void expect_done_with(const struct world *w, size_t n, size_t acked,
+			     size_t failed, const char *situation)
+{
+	GRADE_EXPECT(w->done_calls == 1, "done is called exactly once, even "
+		     "when saves fail", "%s: done was called %d times",
+		     situation, w->done_calls);
+	GRADE_EXPECT(w->outstanding_at_done == 0 && w->hashing_over_at_done,
+		     "done comes after the hashing is over and every save has "
+		     "its answer", "%s: at done, %zu saves on their way, "
+		     "hashing %s", situation, w->outstanding_at_done,
+		     w->hashing_over_at_done ? "over" : "not over");
+	GRADE_EXPECT(w->acked_at_done == acked && w->failed_at_done == failed,
+		     "the task counts each failed save in t->failed, never in "
+		     "t->acked", "%s: %zu acked and %zu failed of %zu (expected "
+		     "%zu and %zu)", situation, w->acked_at_done,
+		     w->failed_at_done, n, acked, failed);
+}
+
+/*
+ * Catches: done that never comes when the last save fails (only stored
+ * saves counted), a failed save counted as stored, or sent again.  Id 11
+ * of 12 is stored first with another digest: the server answers the
+ * task's save of it with 409.  Every 4 items.
+ */
+static void done_comes_once_when_the_last_save_fails(void **state)
+{
+	struct save_stats st;
+	struct world w;
+
+	(void)state;
+	world_start(&w, 20, 10);
+	savelab_conflict(&w.lab, 11);
+	run_task(&w, 12, 4096, (struct cadence){ .every = 4 });
+	expect_done_with(&w, 12, 11, 1, "save 11 refused (409)");
+	savelab_stats(&w.lab, &st);
+	GRADE_EXPECT(st.conflicts == 1 && st.received == 13,
+		     "each save sent once; the refused one is not sent again",
+		     "the server received %llu (the grader's 1 included), "
+		     "%llu refused", (unsigned long long)st.received,
+		     (unsigned long long)st.conflicts);
+	world_free(&w);
+}
+
+/*
+ * Catches: done only ever reported from a save's answer.  Never yielding,
+ * with every save refused at once by save_client_save: no answer will
+ * ever come, so the end of the one slice must report done itself.
+ */
+static void done_comes_once_when_every_save_is_refused_at_once(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_start(&w, 5, 10);
+	GRADE_EXPECT(savelab_faults_armed(), "the grader's fault injection is "
+		     "linked in", "it is not (lab.mk's LDFLAGS)");
+	savelab_refuse_every_save();
+	run_task(&w, 6, 1024, (struct cadence){ .every = 0 });
+	expect_done_with(&w, 6, 0, 6, "every save refused by save_client_save");
+	world_free(&w);
+}
+
+/*
+ * Catches: a failed hash that ends the task (done never comes), that is
+ * saved anyway, or not counted.  Item 4 of 9 fails to hash, every 2: the
+ * task goes on; 8 stored, 1 failed, no save of id 4.
+ */
+static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
+{
+	struct save_stats st;
+	struct world w;
+
+	(void)state;
+	world_start(&w, 10, 10);
+	savelab_fail_hash(4);
+	run_task_unchecked(&w, 9, 1024, (struct cadence){ .every = 2 });
+	expect_done_with(&w, 9, 8, 1, "the hash of item 4 failed");
+	savelab_stats(&w.lab, &st);
+	savelab_read_log(&w.lab);
+	GRADE_EXPECT(st.received == 8 && !record_of(&w, 4),
+		     "8 saves sent, none for item 4", "%llu sent%s",
+		     (unsigned long long)st.received,
+		     record_of(&w, 4) ? ", one of them for item 4" : "");
+	world_free(&w);
+}
+
+static void expect_counted_once(struct world *w, size_t n);
+
+/*
+ * Catches: a task that hangs or never reports done when the server goes
+ * away (killed after hash 5 of 16, every 2): every save still on its way
+ * fails (connection closed or refused) within the client's timeout (3 s,
+ * scaled; the run's limit is 5 s).  Done once; stored + failed = 16,
+ * never more stored than the server logged.  Then, never yielding, a
+ * server that answers 6 saves and closes the connection of every later
+ * one (--close-after 6): exactly 6 stored, 10 failed.
+ */
+static void the_task_ends_when_the_server_goes_away(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_start(&w, 20, 10);
+	savelab_kill_server_after_hash(&w.lab, 5);
+	run_task(&w, 16, 4096, (struct cadence){ .every = 2 });
+	expect_counted_once(&w, 16);
+	world_free(&w);
+	memset(&w, 0, sizeof(w));
+	savelab_start_with(&w.lab, &(struct saveproc_options){
+		.delay_ms = 20, .max_in_flight = 10, .close_after = 6 });
+	run_task(&w, 16, 4096, (struct cadence){ .every = 0 });
+	expect_counted_once(&w, 16);
+	GRADE_EXPECT(w.acked_at_done == 6,
+		     "6 stored: the server answered 6 saves, then closed the "
+		     "connection of every later one", "%zu counted stored",
+		     w.acked_at_done);
+	world_free(&w);
+}
+
+/* Fails unless done came once with stored + failed = n and no more
+ * stored than the server logged. */
+static void expect_counted_once(struct world *w, size_t n)
+{
+	savelab_read_log(&w->lab);
+	GRADE_EXPECT(w->done_calls == 1 && w->outstanding_at_done == 0,
+		     "done once, when every save has its answer",
+		     "done was called %d times, with %zu saves on their way",
+		     w->done_calls, w->outstanding_at_done);
+	GRADE_EXPECT(w->acked_at_done + w->failed_at_done == n &&
+		     w->acked_at_done <= w->lab.n_recs,
+		     "each save counted once: stored (at most what the server "
+		     "logged) or failed", "%zu acked, %zu failed of %zu; the "
+		     "server logged %zu", w->acked_at_done, w->failed_at_done,
+		     n, w->lab.n_recs);
+}
+
+/* ---- tests: two tasks -------------------------------------------------------- */
+
+struct tally {
+	int done_calls;
+	unsigned yields;
+	size_t acked_at_done, failed_at_done;
+};
+
+/* A pair's yield: counted for its own task, then real. */
+static void tally_yield(struct cad_task *t)
+{
+	((struct tally *)t->job.arg)->yields++;
+	cad_yield(t);
+}
+
+static void tally_done(struct cad_task *t, void *arg)
+{
+	struct tally *y = arg;
+
+	y->done_calls++;
+	y->acked_at_done = t->acked;
+	y->failed_at_done = t->failed;
+}
+
+struct pair {
+	struct save_client *c1, *c2;
+	struct cad_task a, b;
+};
+
+static bool scheduled(const struct cad_task *t)
+{
+	return t->ev && t->next < t->job.n &&
+	       event_pending(t->ev, EV_TIMEOUT, NULL);
+}
+
+static bool pair_busy(void *arg)
+{
+	const struct pair *p = arg;
+
+	return save_client_outstanding(p->c1) > 0 ||
+	       save_client_outstanding(p->c2) > 0 || scheduled(&p->a) ||
+	       scheduled(&p->b);
+}
+
+static void expect_tally(const struct tally *y, size_t n, unsigned yields,
+			 const char *which)
+{
+	GRADE_EXPECT(y->done_calls == 1 && y->acked_at_done == n &&
+		     y->failed_at_done == 0,
+		     "each task gets its own done, once, with its own counts",
+		     "%s (n = %zu): done called %d times, %zu acked, %zu failed",
+		     which, n, y->done_calls, y->acked_at_done, y->failed_at_done);
+	GRADE_EXPECT(y->yields == yields,
+		     "each task yields on its own count",
+		     "%s: %u yields, expected %u", which, y->yields, yields);
+}
+
+/*
+ * Catches: task state kept outside *t (a static item count for the
+ * slice, a static "hashing over" flag or answer counter): two tasks on
+ * one loop at once — 8 items every 3 and 5 items every 2, to two servers
+ * on the same base — each must yield on its own count (2 yields each)
+ * and get one done with its own counts.
+ */
+static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
+{
+	struct saveproc_options so = SAVEPROC_DEFAULTS;
+	struct tally ya = { 0 }, yb = { 0 };
+	struct saveproc second;
+	struct pair p;
+	struct world w;
+
+	(void)state;
+	world_start(&w, 10, 10);
+	so.delay_ms = 10;
+	GRADE_EXPECT(saveproc_start_logged(&second, &so) == 0,
+		     "a second save server starts", "%s", second.why);
+	p = (struct pair){ .c1 = w.lab.client, .c2 = save_client_new(
+		w.lab.base, &(struct save_client_options){ .port = second.port }) };
+	GRADE_EXPECT(p.c2 && cad_start(&p.a, w.lab.base, &(struct cad_job){
+			.client = p.c1, .hasher = w.lab.hasher, .n = 8,
+			.links = 1024, .cadence = { .every = 3 },
+			.done = tally_done, .arg = &ya }) == 0 &&
+		     cad_start(&p.b, w.lab.base, &(struct cad_job){
+			.client = p.c2, .hasher = w.lab.hasher, .n = 5,
+			.links = 1024, .cadence = { .every = 2 },
+			.done = tally_done, .arg = &yb }) == 0,
+		     "two tasks start", "cad_start() failed");
+	p.a.yield = tally_yield;
+	p.b.yield = tally_yield;
+	savelab_run(&w.lab, pair_busy, &p, 5000);
+	expect_tally(&ya, 8, 2, "the first of two tasks at once (every 3)");
+	expect_tally(&yb, 5, 2, "the second of two tasks at once (every 2)");
+	save_client_free(p.c2);
+	saveproc_stop(&second);
 	world_free(&w);
 }
 
 static const struct grade_test tests[] = {
-	GRADE_TEST(every_k_yields_exactly_after_every_kth_item, 25, 10000,
+	GRADE_TEST(every_k_yields_exactly_after_every_kth_item, 12, 5000,
 		   "count the items of the current slice (t->in_slice); yield "
 		   "when it reaches k and items remain"),
-	GRADE_TEST(never_does_not_yield_at_all, 15, 10000,
+	GRADE_TEST(never_does_not_yield_at_all, 8, 5000,
 		   "every = 0 means never: make that case explicit"),
-	GRADE_TEST(never_drains_every_save_after_the_last_hash_in_waves, 20,
-		   10000,
+	GRADE_TEST(never_drains_every_save_after_the_last_hash_in_waves, 10,
+		   5000,
 		   "start each save without waiting; hash the next item in the "
 		   "same slice, not from the save's callback"),
-	GRADE_TEST(budget_cadence_yields_when_the_budget_is_spent, 20, 10000,
+	GRADE_TEST(budget_cadence_yields_when_the_budget_is_spent, 12, 5000,
 		   "set t->slice_start_ns = clock_now_ns() at the start of "
 		   "EVERY slice; compare after each item"),
-	GRADE_TEST(every_save_is_acknowledged_before_done, 20, 10000,
+	GRADE_TEST(budget_is_spent_exactly_at_the_boundary, 8, 5000,
+		   "the slice is over when clock_now_ns() - start >= budget_ns: "
+		   ">=, not >"),
+	GRADE_TEST(every_is_ignored_when_a_budget_is_set, 7, 5000,
+		   "with budget_ns > 0 only the budget decides (slice_over "
+		   "shows the order)"),
+	GRADE_TEST(every_save_is_acknowledged_before_done, 12, 5000,
 		   "report_done when the hashing is over AND the last save has "
 		   "its answer: usually in saved_cb"),
+	GRADE_TEST(done_comes_once_when_the_last_save_fails, 8, 5000,
+		   "count ok != 0 in t->failed; the task is over when acked + "
+		   "failed == n"),
+	GRADE_TEST(done_comes_once_when_every_save_is_refused_at_once, 7, 5000,
+		   "a save_client_save that returns -1 counts in t->failed; at "
+		   "the end of the hashing, report_done if every save is "
+		   "answered"),
+	GRADE_TEST(a_failed_hash_counts_as_failed_and_the_task_goes_on, 6, 5000,
+		   "when cad_hash fails, count it in t->failed, skip its save, "
+		   "and go on with the next item"),
+	GRADE_TEST(the_task_ends_when_the_server_goes_away, 5, 8000,
+		   "every save ends in saved_cb, stored or failed: count both"),
+	GRADE_TEST(two_tasks_on_one_loop_keep_their_own_counts, 5, 5000,
+		   "keep every bit of a task's state in *t (no static "
+		   "variables): two tasks may run at once"),
 };
 
 int main(int argc, char **argv)

@@ -19,13 +19,18 @@ int ss_serial(struct ss_run *r)
 }
 
 /* Sends the `count` digests of the batch that starts at item first, then
- * waits for all their answers at once. */
+ * waits for all their answers at once.  A save that cannot be queued
+ * stops the batch, but the saves already sent are still waited for: the
+ * run never returns with a save on its way. */
 static int send_batch(struct ss_run *r, size_t first, size_t count)
 {
-	for (size_t k = 0; k < count; k++)
-		if (ss_send(r, first + k, r->digests[k]) != 0)
-			return -1;
-	return ss_wait(r);
+	int sent_all = 0;
+
+	for (size_t k = 0; k < count && sent_all == 0; k++)
+		sent_all = ss_send(r, first + k, r->digests[k]);
+	if (ss_wait(r) != 0 || sent_all != 0)
+		return -1;
+	return 0;
 }
 
 int ss_batched(struct ss_run *r, size_t batch)

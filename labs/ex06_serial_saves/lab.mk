@@ -9,3 +9,4 @@ SAVELAB_WRAP := -Wl,--wrap=save_client_save -Wl,--wrap=hashwork_item_links
 $(O)/grader/ex06 $(O)/grader/ex06-sol: LDFLAGS += $(SAVELAB_WRAP)
 $(O)/grader/wrong/ex06_serial_saves/%: LDFLAGS += $(SAVELAB_WRAP)
 $(O)/grader/alt/ex06_serial_saves/%: LDFLAGS += $(SAVELAB_WRAP)
+$(O)/grader/mutant/ex06_serial_saves/%: LDFLAGS += $(SAVELAB_WRAP)

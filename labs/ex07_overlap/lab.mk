@@ -9,3 +9,4 @@ SAVELAB_WRAP := -Wl,--wrap=save_client_save -Wl,--wrap=hashwork_item_links
 $(O)/grader/ex07 $(O)/grader/ex07-sol: LDFLAGS += $(SAVELAB_WRAP)
 $(O)/grader/wrong/ex07_overlap/%: LDFLAGS += $(SAVELAB_WRAP)
 $(O)/grader/alt/ex07_overlap/%: LDFLAGS += $(SAVELAB_WRAP)
+$(O)/grader/mutant/ex07_overlap/%: LDFLAGS += $(SAVELAB_WRAP)

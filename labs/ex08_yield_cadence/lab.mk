@@ -9,3 +9,4 @@ SAVELAB_WRAP := -Wl,--wrap=save_client_save -Wl,--wrap=hashwork_item_links
 $(O)/grader/ex08 $(O)/grader/ex08-sol: LDFLAGS += $(SAVELAB_WRAP)
 $(O)/grader/wrong/ex08_yield_cadence/%: LDFLAGS += $(SAVELAB_WRAP)
 $(O)/grader/alt/ex08_yield_cadence/%: LDFLAGS += $(SAVELAB_WRAP)
+$(O)/grader/mutant/ex08_yield_cadence/%: LDFLAGS += $(SAVELAB_WRAP)

@@ -12,11 +12,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The p-th percentile (nearest rank, 1 <= p <= 100) of n >= 1 values;
+/* The p-th percentile (1 <= p <= 100, interpolated: lag.h) of n >= 1 values;
  * does not modify them. */
 int64_t bench_percentile_ns(const int64_t *values, size_t n, unsigned p);
 
-/* Median (nearest rank) of n >= 1 values; does not modify them. */
+/* Median of n >= 1 values (as above); does not modify them. */
 int64_t bench_median_ns(const int64_t *values, size_t n);
 
 /* ns per operation of one timed run, as a double (elapsed / ops). */

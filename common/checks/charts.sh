@@ -47,7 +47,9 @@ fi
 # input must be named, or plain make plots fails in the handout.
 for gp in plots/*.gp; do
 	for csv in $(sed -n 's/^# inputs: //p' "$gp"); do
-		if grep -rqF --include=README.md "$csv" README.md labs; then
+		# The same rule as make handout (common/workflow/handout.sh).
+		if grep -rqF --include=README.md --exclude-dir=solutions --exclude-dir='build*' \
+			--exclude-dir=dist "$csv" .; then
 			echo "PASS plots: $(basename "$gp" .gp) input $csv is named by a README (shipped in the handout)"
 		else
 			echo "FAIL plots: $(basename "$gp" .gp) input $csv is named by no README: the handout will not ship it"

@@ -63,7 +63,7 @@ struct lagm *lagm_new(struct event_base *base, int64_t period_ns);
  * Stops the meter and frees everything it owns; NULL is a no-op.
  *
  * Promise: lagm_free(NULL) does nothing.
- *   [tests: lagm_free_of_null_does_nothing]
+ *   [tests: no_libevent_object_outlives_its_meter]
  * Promise: no libevent object (the timer event) and no heap memory outlives
  *   its meter, on every path: never started, armed, stopped, after beats.
  *   [tests: no_libevent_object_outlives_its_meter, freeing_a_meter_returns_all_its_memory]

@@ -751,16 +751,16 @@ static void loop_ends_by_itself_when_tasks_finish(void **state)
 }
 
 static const struct grade_test tests[] = {
-	GRADE_TEST(two_tasks_alternate_strictly, 8, 5000,
+	GRADE_TEST(two_tasks_alternate_strictly, 15, 5000,
 		   "run ONE step per callback (TODO 1), then give the loop a "
 		   "turn with task->yield (TODO 2)"),
-	GRADE_TEST(four_tasks_keep_fifo_order_every_round, 8, 5000,
+	GRADE_TEST(four_tasks_keep_fifo_order_every_round, 6, 5000,
 		   "every task must get its steps, in the same order every "
 		   "round; a zero-timeout timer is not FIFO"),
-	GRADE_TEST(heartbeat_fires_between_steps_of_a_long_task, 7, 5000,
+	GRADE_TEST(heartbeat_fires_between_steps_of_a_long_task, 6, 5000,
 		   "event_active alone runs you again before the loop polls; "
 		   "the pass must end so timers get their turn"),
-	GRADE_TEST(every_step_is_followed_by_a_poll, 8, 5000,
+	GRADE_TEST(every_step_is_followed_by_a_poll, 7, 5000,
 		   "every yield, not just the first, must end the loop's pass "
 		   "(event_base_loopcontinue) and re-activate the event"),
 	GRADE_TEST(yields_poll_on_a_second_base_too, 6, 5000,
@@ -769,7 +769,7 @@ static const struct grade_test tests[] = {
 	GRADE_TEST(no_yield_mode_runs_one_task_to_completion_first, 5, 5000,
 		   "in RR_NO_YIELD mode, loop over every step inside one "
 		   "callback"),
-	GRADE_TEST(a_nonblocking_loop_runs_a_yielding_task_to_its_end, 7, 5000,
+	GRADE_TEST(a_nonblocking_loop_runs_a_yielding_task_to_its_end, 6, 5000,
 		   "a timer with a delay makes the loop sleep; re-activate "
 		   "the event instead"),
 	GRADE_TEST(the_first_step_waits_for_the_loop, 5, 5000,
@@ -781,13 +781,13 @@ static const struct grade_test tests[] = {
 	GRADE_TEST(the_task_yields_once_between_steps, 5, 5000,
 		   "yield through task->yield, only when more steps remain, "
 		   "and never in RR_NO_YIELD mode"),
-	GRADE_TEST(loop_ends_by_itself_when_tasks_finish, 5, 5000,
+	GRADE_TEST(loop_ends_by_itself_when_tasks_finish, 4, 5000,
 		   "after the last step: event_free(task->ev), task->ev = NULL, "
 		   "then call done once"),
 	GRADE_TEST(finished_tasks_free_every_event, 6, 5000,
 		   "event_free(task->ev), not event_del: a deleted event still "
 		   "holds its memory"),
-	GRADE_TEST(done_may_be_null, 4, 5000,
+	GRADE_TEST(done_may_be_null, 3, 5000,
 		   "call task->done only when it is not NULL"),
 	GRADE_TEST(done_can_restart_its_task, 6, 5000,
 		   "free the event and set task->ev = NULL BEFORE calling "

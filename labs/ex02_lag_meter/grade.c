@@ -14,6 +14,7 @@
 
 #include <event2/event.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static void run_for_ms(struct event_base *base, int64_t ms)
 	event_base_dispatch(base);
 }
 
-/* The meter's samples, copied (grader-owned, freed at exit). */
+/* The meter's samples, copied: the caller frees the copy. */
 static int64_t *late_copy(const struct lagm *m)
 {
 	size_t n = lagm_count(m);
@@ -272,7 +273,7 @@ static void idle_beats_are_precise_and_one_per_slot(void **state)
 {
 	struct event_base *base = lagm_base_new();
 	struct lagm *m;
-	int64_t t0, slots, p10;
+	int64_t t0, slots, p10, *copy;
 	size_t n;
 	char buf[4096];
 
@@ -291,7 +292,9 @@ static void idle_beats_are_precise_and_one_per_slot(void **state)
 		     (int64_t)n > slots ? " -- beats fire before they are due "
 		     "(a coarse clock read, or a wait rounded down) and fire "
 		     "again" : "");
-	p10 = lagm_percentile_ns(late_copy(m), n, 10);
+	copy = late_copy(m);
+	p10 = lagm_percentile_ns(copy, n, 10);
+	free(copy);
 	GRADE_EXPECT(p10 < 150 * CLOCK_NS_PER_US,
 		     "the least-delayed beats late by under 0.15 ms (10th "
 		     "percentile)",
@@ -532,45 +535,93 @@ static void stop_and_start_keep_the_samples(void **state)
 	event_base_free(base);
 }
 
+/* One run of the recovery experiment; the grader's own timestamps say
+ * whether the machine kept it as designed. */
+struct recovery {
+	struct event_base *base;
+	int64_t stall_until_ns, stall_ended_ns, after_beat_ns;
+};
+
+/* Holds the loop until a fixed time, then lets it run 160 ms more.
+ * Asleep, not spinning: the loop is held all the same, and a process that
+ * slept is not the one the kernel preempts next. */
+static void phase_stall_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct recovery *r = arg;
+
+	(void)fd;
+	(void)what;
+	clock_sleep_ns(r->stall_until_ns - clock_now_ns());
+	r->stall_ended_ns = clock_now_ns();
+	at_ms(r->base, 160, break_cb, r->base);
+}
+
+/* Runs in the same pass, right after beat 1. */
+static void after_beat_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct recovery *r = arg;
+
+	(void)fd;
+	(void)what;
+	r->after_beat_ns = clock_now_ns();
+}
+
+/* Runs the experiment on a new meter; @return whether it ran as designed. */
+static bool recovery_run(struct recovery *r, struct lagm **m)
+{
+	static const struct timeval one_ms = { 0, 1000 };
+	struct event *neighbour;
+
+	r->base = precise_base();
+	r->stall_until_ns = clock_now_ns() + 110 * MS;
+	at_ms(r->base, 8, phase_stall_cb, r);
+	*m = started_meter(r->base, 20 * MS);
+	at_ms(r->base, 21, after_beat_cb, r);
+	neighbour = event_new(r->base, -1, EV_PERSIST, noop_cb, NULL);
+	GRADE_EXPECT(neighbour && event_add(neighbour, &one_ms) == 0,
+		     "a neighbour timer (grader setup)", "event_new failed");
+	clock_sleep_ns(23 * MS);
+	event_base_dispatch(r->base);
+	lagm_stop(*m);
+	event_free(neighbour);
+	return r->after_beat_ns - r->stall_ended_ns < 3 * MS;
+}
+
 /*
  * Catches: a meter that does not come back on schedule after a stall: a
  * persistent timer (EV_PERSIST re-arms one period after the stall ends),
  * a re-arm of a whole period instead of the time to the next slot, and a
  * re-arm from the loop's stale cached time (event_add counts from it: the
  * beat fires before its slot, and records 0).
- * Set-up as in the same-pass test, period 10 ms: the beat due at 10 ms runs
- * after a 52 ms callback, at ~65 ms.  A 1 ms neighbour timer keeps the loop
- * polling, as other work would: alone, the loop would sleep for its own
- * (equally stale) timeout and hide a stale re-arm.  The next slot is 70 ms; a meter that
- * re-arms from the end of the stall beats at 75, 85, ...: 5 ms off every
- * slot.  Load only makes beats later, so the check is the SMALLEST later
- * sample (under 2.5 ms: half that offset; the reference's smallest is
- * ~0.03 ms even with the cores saturated) and that none is 0: a beat on
- * the real loop is never exactly on time, only early.  About 10 slots
- * follow the stall; at least 3 beats are required.
+ * Set-up as in the same-pass test, period 20 ms: the beat due at 20 ms runs
+ * in the same pass as a callback that holds the loop until 110 ms after the
+ * start, half-way between two slots.  The next slot is 120 ms; a meter that
+ * re-arms from the end of the stall beats at 130, 150, ...: 10 ms off every
+ * slot, and a stale re-arm fires 10 ms before the slot (only a 10 ms
+ * hiccup right after the stall could hide it).  A 1 ms neighbour timer
+ * keeps the loop polling, as other work would: alone, the loop would sleep
+ * for its own (equally stale) timeout and hide a stale re-arm.  Load only
+ * makes beats later, so the check is the SMALLEST later sample (under 5
+ * ms: half that offset; the reference's is ~0.03 ms even with the cores
+ * saturated) and that none is 0: a beat on the real loop is never exactly
+ * on time, only early.  Eight slots follow the stall; 3 beats are needed.
+ * The experiment needs the beat to run right after the stall: a run in
+ * which the machine held the process for over 3 ms just then is repeated
+ * (up to 3 runs), since a hiccup there can line a wrong meter up by luck.
  */
 static void the_meter_recovers_after_a_stall(void **state)
 {
-	static const int64_t stall_ns = 52 * MS;
-	static const struct timeval one_ms = { 0, 1000 };
-	struct event_base *base = precise_base();
-	struct event *neighbour;
+	struct recovery r = { 0 };
 	struct lagm *m;
 	int64_t smallest = INT64_MAX;
 	size_t n, zeros = 0;
 	char buf[2048];
 
 	(void)state;
-	at_ms(base, 8, stall_cb, (void *)&stall_ns);
-	m = started_meter(base, 10 * MS);
-	at_ms(base, 170, break_cb, base);
-	neighbour = event_new(base, -1, EV_PERSIST, noop_cb, NULL);
-	GRADE_EXPECT(neighbour && event_add(neighbour, &one_ms) == 0,
-		     "a neighbour timer (grader setup)", "event_new failed");
-	clock_spin_ns(13 * MS);
-	event_base_dispatch(base);
-	lagm_stop(m);
-	event_free(neighbour);
+	for (int run = 1; !recovery_run(&r, &m) && run < 3; run++) {
+		lagm_free(m);
+		event_base_free(r.base);
+	}
 	n = lagm_count(m);
 	for (size_t i = 1; i < n; i++) {
 		int64_t s = lagm_sample_ns(m, i);
@@ -580,7 +631,7 @@ static void the_meter_recovers_after_a_stall(void **state)
 	}
 	GRADE_EXPECT(n >= 4 && lagm_sample_ns(m, 0) >= 45 * MS,
 		     "the stall as the first sample (>= 45 ms), then at least 3 "
-		     "beats after it (about 10 are due)",
+		     "beats after it (8 are due)",
 		     "%zu sample(s) (ms): %s", n, samples_ms(m, buf, sizeof(buf)));
 	GRADE_EXPECT(zeros == 0,
 		     "no beat after the stall fires before its slot (records 0)",
@@ -588,15 +639,15 @@ static void the_meter_recovers_after_a_stall(void **state)
 		     "cached time? call event_base_update_cache_time() before "
 		     "event_add(); samples (ms): %s", zeros,
 		     samples_ms(m, buf, sizeof(buf)));
-	GRADE_EXPECT(smallest < 5 * MS / 2,
+	GRADE_EXPECT(smallest < 5 * MS,
 		     "the beats after the stall back on their slots: the "
-		     "smallest of them under 2.5 ms late",
+		     "smallest of them under 5 ms late",
 		     "every one at least %.2f ms late -- the beats are off the "
 		     "schedule: arm for the time left to the next slot (not a "
 		     "whole period, not EV_PERSIST); samples (ms): %s",
 		     clock_ns_to_ms(smallest), samples_ms(m, buf, sizeof(buf)));
 	lagm_free(m);
-	event_base_free(base);
+	event_base_free(r.base);
 }
 
 /*

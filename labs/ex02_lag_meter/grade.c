@@ -258,6 +258,34 @@ static void a_stall_in_the_same_pass_as_the_beat_is_measured_in_full(void **stat
 	event_base_free(base);
 }
 
+/* One idle run: a 5 ms heartbeat for 300 ms on lagm_base_new()'s base. */
+struct idle_run {
+	size_t beats;
+	int64_t slots, p10_ns;
+	char samples[4096];
+};
+
+static void idle_run(struct idle_run *r)
+{
+	struct event_base *base = lagm_base_new();
+	struct lagm *m;
+	int64_t t0, *copy;
+
+	GRADE_EXPECT(base, "lagm_base_new() returns a base", "it returned NULL");
+	t0 = clock_now_ns();
+	m = started_meter(base, 5 * MS);
+	run_for_ms(base, 300);
+	r->slots = (clock_now_ns() - t0) / (5 * MS);
+	lagm_stop(m);
+	r->beats = lagm_count(m);
+	copy = late_copy(m);
+	r->p10_ns = lagm_percentile_ns(copy, r->beats, 10);
+	free(copy);
+	samples_ms(m, r->samples, sizeof(r->samples));
+	lagm_free(m);
+	event_base_free(base);
+}
+
 /*
  * Catches: libevent's default base (event_base_new), whose clock ticks
  * every 4 ms here and whose poll timeouts are rounded up to whole ms; and
@@ -266,48 +294,38 @@ static void a_stall_in_the_same_pass_as_the_beat_is_measured_in_full(void **stat
  * and fires again).
  * Time: a 5 ms heartbeat runs 300 ms on lagm_base_new()'s base.  Load only
  * delays beats, so the base's precision shows in the beats it left alone:
- * the 10th percentile.  Measured here, 2 cores, 27 runs: the reference's
- * p10 was 0.02-0.035 ms idle AND with three CPU hogs on the two cores
- * (where its median reached 2 ms and p90 9 ms, so no median or spread
- * bound can hold); the default base's p10 was 0.30-2.4 ms.  The bound,
- * 0.15 ms, is 4x the reference's worst and half the default base's best.
- * The count: beats can be skipped under load, never added, so at most one
- * per slot that passed.
+ * the 10th percentile.  Measured here, 2 cores: the reference's p10 was
+ * 0.02-0.035 ms idle AND with three CPU hogs on the two cores (where its
+ * median reached 2 ms and p90 9 ms, so no median or spread bound can
+ * hold); the default base's p10 was 0.25-2.4 ms (31 runs).  The bound,
+ * 0.1 ms, is 3x the reference's worst and 2.5x under the default base's
+ * best.  Because load can only raise p10, a run under the bound proves the
+ * base precise: a run over it is repeated (best of 3), for a machine that
+ * was busier still.  The count: beats can be skipped under load, never
+ * added, so more than one per slot fails at once.
  */
 static void idle_beats_are_precise_and_one_per_slot(void **state)
 {
-	struct event_base *base = lagm_base_new();
-	struct lagm *m;
-	int64_t t0, slots, p10, *copy;
-	size_t n;
-	char buf[4096];
+	struct idle_run r;
 
 	(void)state;
-	GRADE_EXPECT(base, "lagm_base_new() returns a base", "it returned NULL");
-	t0 = clock_now_ns();
-	m = started_meter(base, 5 * MS);
-	run_for_ms(base, 300);
-	slots = (clock_now_ns() - t0) / (5 * MS);
-	lagm_stop(m);
-	n = lagm_count(m);
-	GRADE_EXPECT(n >= 20 && (int64_t)n <= slots,
-		     "an idle 5 ms heartbeat: at least 20 beats and at most one "
-		     "per slot",
-		     "%zu beats in %lld slots%s", n, (long long)slots,
-		     (int64_t)n > slots ? " -- beats fire before they are due "
-		     "(a coarse clock read, or a wait rounded down) and fire "
-		     "again" : "");
-	copy = late_copy(m);
-	p10 = lagm_percentile_ns(copy, n, 10);
-	free(copy);
-	GRADE_EXPECT(p10 < 150 * CLOCK_NS_PER_US,
-		     "the least-delayed beats late by under 0.15 ms (10th "
-		     "percentile)",
+	for (int run = 0; run < 3; run++) {
+		idle_run(&r);
+		GRADE_EXPECT((int64_t)r.beats <= r.slots,
+			     "an idle 5 ms heartbeat: at most one beat per slot",
+			     "%zu beats in %lld slots -- beats fire before they "
+			     "are due (a coarse clock read, or a wait rounded "
+			     "down) and fire again", r.beats, (long long)r.slots);
+		if (r.beats >= 20 && r.p10_ns < 100 * CLOCK_NS_PER_US)
+			return;
+	}
+	GRADE_EXPECT(r.beats >= 20, "at least 20 beats in 300 ms (60 are due)",
+		     "%zu beats", r.beats);
+	GRADE_EXPECT(r.p10_ns < 100 * CLOCK_NS_PER_US,
+		     "the least-delayed beats late by under 0.1 ms (10th "
+		     "percentile), in one of 3 runs",
 		     "p10 %.3f ms -- the base's clock is coarse (event_base_new?)"
-		     "; samples (ms): %s", clock_ns_to_ms(p10),
-		     samples_ms(m, buf, sizeof(buf)));
-	lagm_free(m);
-	event_base_free(base);
+		     "; samples (ms): %s", clock_ns_to_ms(r.p10_ns), r.samples);
 }
 
 /* ---- tests: the bookkeeping, with a fake clock --------------------------- */

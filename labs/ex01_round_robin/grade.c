@@ -211,7 +211,7 @@ static void heartbeat_fires_between_steps_of_a_long_task(void **state)
 				   RR_YIELD) == 0,
 		     "rr_task_start() returns 0", "it returned -1");
 	/* The heartbeat keeps the loop alive: stop once the task is done. */
-	run_until_done(&w, &task, 1000);
+	run_until_done(&w, &task, 3000);
 	lag_stop(lag);
 	first = trace_find(w.trace, "s0", 0);
 	last = trace_find(w.trace, "s39", 0);
@@ -340,7 +340,7 @@ static void expect_a_poll_after_every_step(struct world *w)
 	GRADE_EXPECT(rr_task_start(&task, w->base, probe_step, count_done, &p,
 				   RR_YIELD) == 0,
 		     "rr_task_start() returns 0", "it returned -1");
-	run_until_done(w, &task, 1000);
+	run_until_done(w, &task, 3000);
 	event_base_loop(w->base, EVLOOP_NONBLOCK);
 	late = first_late_step(&p, &what, &served, &late_steps);
 	GRADE_EXPECT(late < 0,

@@ -200,25 +200,28 @@ static void stall_then_break_cb(evutil_socket_t fd, short what, void *arg)
  * most 5 ms later and cannot fire before the callback ends, so it is at
  * least 45 ms late whatever the load.  Upper bound: the stall plus a
  * period, plus a 200 ms (scaled) margin for a loaded VM (a unit mistake is
- * 1000x off). */
+ * 1000x off).  The bound is on the stall's beat, not on every beat: a
+ * loaded machine has frozen this process for 290 ms at another moment of
+ * the run. */
 static void a_50ms_stall_shows_as_a_beat_at_least_45ms_late(void **state)
 {
 	struct event_base *base = precise_base();
 	struct lagm *m = started_meter(base, 5 * MS);
 	int64_t upper = 55 * MS + grade_bound_ns(200);
-	struct lagm_stats st;
+	bool stall_seen = false;
 	char buf[2048];
 
 	(void)state;
 	at_ms(base, 20, stall_then_break_cb, base);
 	event_base_dispatch(base);
 	lagm_stop(m);
-	lagm_get_stats(m, &st);
-	GRADE_EXPECT(st.max_ns >= 45 * MS && st.max_ns <= upper,
-		     "a 5 ms heartbeat beside a 50 ms stall: worst lateness "
+	for (size_t i = 0; i < lagm_count(m); i++)
+		stall_seen |= lagm_sample_ns(m, i) >= 45 * MS &&
+			      lagm_sample_ns(m, i) <= upper;
+	GRADE_EXPECT(stall_seen,
+		     "a 5 ms heartbeat beside a 50 ms stall: a beat late by "
 		     "between 45 ms and the stall plus a period (+ margin)",
-		     "worst %.2f ms; samples (ms): %s", clock_ns_to_ms(st.max_ns),
-		     samples_ms(m, buf, sizeof(buf)));
+		     "samples (ms): %s", samples_ms(m, buf, sizeof(buf)));
 	lagm_free(m);
 	event_base_free(base);
 }

@@ -561,31 +561,30 @@ static void stop_and_start_keep_the_samples(void **state)
 }
 
 /* One run of the recovery experiment; the grader's own timestamps say
- * whether the machine kept it as designed. */
+ * whether the machine let it run as designed. */
+#define RECOVERY_TICKS 1024
+
 struct recovery {
 	struct event_base *base;
+	int64_t start_ns;   /* just before lagm_start: the slots' origin */
 	int64_t stall_until_ns, stall_began_ns, stall_ended_ns, after_beat_ns;
-	int64_t last_tick_ns, longest_gap_ns;   /* of the 1 ms neighbour */
+	int64_t ticks_ns[RECOVERY_TICKS];   /* the neighbour's, after the stall */
+	size_t n_ticks;
 };
 
-/* The 1 ms neighbour: after the stall, the longest gap between two of its
- * runs is how long the machine held the loop. */
 static void neighbour_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct recovery *r = arg;
-	int64_t now = clock_now_ns();
 
 	(void)fd;
 	(void)what;
-	if (r->last_tick_ns && now - r->last_tick_ns > r->longest_gap_ns)
-		r->longest_gap_ns = now - r->last_tick_ns;
-	if (r->stall_ended_ns)
-		r->last_tick_ns = now;
+	if (r->stall_ended_ns && r->n_ticks < RECOVERY_TICKS)
+		r->ticks_ns[r->n_ticks++] = clock_now_ns();
 }
 
-/* Holds the loop until a fixed time.
- * Asleep, not spinning: the loop is held all the same, and a process that
- * slept is not the one the kernel preempts next. */
+/* Holds the loop until a fixed time.  Asleep, not spinning: the loop is
+ * held all the same, and a process that slept is not the one the kernel
+ * preempts next. */
 static void phase_stall_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct recovery *r = arg;
@@ -607,16 +606,40 @@ static void after_beat_cb(evutil_socket_t fd, short what, void *arg)
 	r->after_beat_ns = clock_now_ns();
 }
 
-/* Runs the experiment on a new meter; @return whether it ran as designed. */
+/* Did the loop turn (the neighbour run) within [from, from + 3 ms]? */
+static bool loop_turned_at(const struct recovery *r, int64_t from)
+{
+	for (size_t i = 0; i < r->n_ticks; i++)
+		if (r->ticks_ns[i] >= from && r->ticks_ns[i] <= from + 3 * MS)
+			return true;
+	return false;
+}
+
+/* The run went as designed: the stall held the loop from before 60 ms to
+ * 110 ms (+4), beat 1 ran right after it, and the loop turned right after
+ * the stall and again at the first slot after it (120 ms). */
+static bool recovery_went_as_designed(const struct recovery *r)
+{
+	return r->stall_ended_ns - r->stall_began_ns > 50 * MS &&
+	       r->stall_ended_ns - r->stall_until_ns < 4 * MS &&
+	       r->after_beat_ns - r->stall_ended_ns < 1 * MS &&
+	       loop_turned_at(r, r->stall_ended_ns) &&
+	       loop_turned_at(r, r->start_ns + 120 * MS);
+}
+
+/* Runs the experiment on a new meter; @return whether it went as
+ * designed. */
 static bool recovery_run(struct recovery *r, struct lagm **m)
 {
 	static const struct timeval one_ms = { 0, 1000 };
 	struct event *neighbour;
 
-	*r = (struct recovery){ .base = precise_base() };
+	memset(r, 0, sizeof(*r));
+	r->base = precise_base();
 	r->stall_until_ns = clock_now_ns() + 110 * MS;
 	at_ms(r->base, 8, phase_stall_cb, r);
 	at_ms(r->base, 310, break_cb, r->base);   /* 200 ms after the stall */
+	r->start_ns = clock_now_ns();
 	*m = started_meter(r->base, 20 * MS);
 	at_ms(r->base, 21, after_beat_cb, r);
 	neighbour = event_new(r->base, -1, EV_PERSIST, neighbour_cb, r);
@@ -626,10 +649,7 @@ static bool recovery_run(struct recovery *r, struct lagm **m)
 	event_base_dispatch(r->base);
 	lagm_stop(*m);
 	event_free(neighbour);
-	return r->stall_ended_ns - r->stall_began_ns > 50 * MS &&
-	       r->stall_ended_ns - r->stall_until_ns < 2 * MS &&
-	       r->after_beat_ns - r->stall_ended_ns < 3 * MS &&
-	       r->longest_gap_ns < 5 * MS;
+	return recovery_went_as_designed(r);
 }
 
 /*
@@ -639,63 +659,63 @@ static bool recovery_run(struct recovery *r, struct lagm **m)
  * re-arm from the loop's stale cached time (event_add counts from it: the
  * beat fires before its slot, and records 0).
  * Set-up as in the same-pass test, period 20 ms: the beat due at 20 ms runs
- * in the same pass as a callback that holds the loop until 110 ms after the
- * start, half-way between two slots.  The next slot is 120 ms; a meter that
- * re-arms from the end of the stall beats at 130, 150, ...: 10 ms off every
- * slot, and a stale re-arm fires 10 ms before the slot (only a 10 ms
- * hiccup right after the stall could hide it).  A 1 ms neighbour timer
- * keeps the loop polling, as other work would: alone, the loop would sleep
- * for its own (equally stale) timeout and hide a stale re-arm.  Load only
- * makes beats later, so the check is the SMALLEST later sample (under 5
- * ms: half that offset; the reference's is ~0.03 ms even with the cores
- * saturated) and that none is 0: a beat on the real loop is never exactly
- * on time, only early.  Ten slots follow the stall; 3 beats are needed.
- * The experiment needs the loop to turn as designed: a run in which the
- * machine held the process so that the stall began or ended late, or for
- * over 3 ms right after it (each can line a wrong meter up by luck), or
- * for over 5 ms later on (which can delay every beat of a right one) is
- * repeated, up to 3 runs; the grader sees that from its own timestamps,
- * whatever the meter does.
+ * in the same pass as a callback that holds the loop until 110 ms after
+ * the start, half-way between two slots.  The next slot is 120 ms; a meter
+ * that re-arms from the end of the stall beats at 130, 150, ...: 10 ms off
+ * every slot, and a stale re-arm fires 10 ms before the slot.  A 1 ms
+ * neighbour timer keeps the loop polling, as other work would: alone, the
+ * loop would sleep for its own (equally stale) timeout and hide a stale
+ * re-arm.
+ * Checks: no beat after the stall records 0 (a beat on a real loop is
+ * never exactly on time, only early: safe under any load), and the first
+ * beat after it is under 5 ms late (half the offset).  That second check
+ * needs the run to go as designed (the neighbour's timestamps show the
+ * loop turning right after the stall and at 120 ms; a hiccup there could
+ * line a wrong meter up by luck, or delay a right one), so runs that did
+ * not are repeated, up to 5.  Under a load of 13 on the 2 cores about a
+ * third of runs go as designed; if none of 5 does, only the first check
+ * is made.
  */
 static void the_meter_recovers_after_a_stall(void **state)
 {
-	struct recovery r = { 0 };
-	struct lagm *m;
-	int64_t smallest = INT64_MAX;
+	struct recovery *r = malloc(sizeof(*r));
+	bool as_designed = false;
+	struct lagm *m = NULL;
 	size_t n, zeros = 0;
 	char buf[2048];
 
 	(void)state;
-	for (int run = 1; !recovery_run(&r, &m) && run < 3; run++) {
-		lagm_free(m);
-		event_base_free(r.base);
+	GRADE_EXPECT(r, "memory (grader setup)", "malloc failed");
+	for (int run = 0; run < 5 && !as_designed; run++) {
+		if (m) {
+			lagm_free(m);
+			event_base_free(r->base);
+		}
+		as_designed = recovery_run(r, &m);
 	}
 	n = lagm_count(m);
-	for (size_t i = 1; i < n; i++) {
-		int64_t s = lagm_sample_ns(m, i);
-
-		zeros += s == 0;
-		smallest = s < smallest ? s : smallest;
-	}
-	GRADE_EXPECT(n >= 4 && lagm_sample_ns(m, 0) >= 45 * MS,
-		     "the stall as the first sample (>= 45 ms), then at least 3 "
-		     "beats after it (10 are due)",
+	for (size_t i = 1; i < n; i++)
+		zeros += lagm_sample_ns(m, i) == 0;
+	GRADE_EXPECT(n >= 2 && lagm_sample_ns(m, 0) >= 45 * MS,
+		     "the stall as the first sample (>= 45 ms), then beats "
+		     "after it (10 are due)",
 		     "%zu sample(s) (ms): %s", n, samples_ms(m, buf, sizeof(buf)));
 	GRADE_EXPECT(zeros == 0,
 		     "no beat after the stall fires before its slot (records 0)",
-		     "%zu beat(s) of 0 ms -- re-armed from the loop's stale "
-		     "cached time? call event_base_update_cache_time() before "
-		     "event_add(); samples (ms): %s", zeros,
+		     "%zu beat(s) of 0 ms -- fired early: re-armed from the "
+		     "loop's stale cached time (event_base_update_cache_time() "
+		     "before event_add()), or an EV_PERSIST timer; samples (ms): "
+		     "%s", zeros, samples_ms(m, buf, sizeof(buf)));
+	GRADE_EXPECT(!as_designed || lagm_sample_ns(m, 1) < 5 * MS,
+		     "the first beat after the stall on its slot: under 5 ms "
+		     "late (the loop was free then)",
+		     "%.2f ms -- off the schedule: arm for the time left to the "
+		     "next slot (not a whole period, not EV_PERSIST); samples "
+		     "(ms): %s", clock_ns_to_ms(lagm_sample_ns(m, 1)),
 		     samples_ms(m, buf, sizeof(buf)));
-	GRADE_EXPECT(smallest < 5 * MS,
-		     "the beats after the stall back on their slots: the "
-		     "smallest of them under 5 ms late",
-		     "every one at least %.2f ms late -- the beats are off the "
-		     "schedule: arm for the time left to the next slot (not a "
-		     "whole period, not EV_PERSIST); samples (ms): %s",
-		     clock_ns_to_ms(smallest), samples_ms(m, buf, sizeof(buf)));
 	lagm_free(m);
-	event_base_free(r.base);
+	event_base_free(r->base);
+	free(r);
 }
 
 /*

@@ -15,7 +15,9 @@
  * TODO 1: the task's event callback.  Run one step (RR_YIELD) or every step
  * (RR_NO_YIELD), counting task->steps.  If more steps remain, call
  * task->yield(task); otherwise free the event, set task->ev to NULL and call
- * task->done (when not NULL).
+ * task->done (when not NULL).  A yield that returns -1 ends the task the
+ * same way, with task->yield_failed set first.  round_robin.h lists every
+ * promise the grader checks.
  */
 static void task_cb(evutil_socket_t fd, short what, void *arg)
 {

@@ -8,11 +8,13 @@
 #include "lag_meter.h"
 
 #include "clock.h"
+#include "evalloc.h"
 #include "evbase.h"
 #include "grade.h"
 
 #include <event2/event.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,25 @@ static void at_ms(struct event_base *base, int64_t ms, event_callback_fn cb,
 
 	GRADE_EXPECT(event_base_once(base, -1, EV_TIMEOUT, cb, arg, &tv) == 0,
 		     "event_base_once() works", "it failed (out of memory?)");
+}
+
+/* Runs base for ms, then breaks (unscaled: part of the experiment). */
+static void run_for_ms(struct event_base *base, int64_t ms)
+{
+	at_ms(base, ms, break_cb, base);
+	event_base_dispatch(base);
+}
+
+/* The meter's samples, copied: the caller frees the copy. */
+static int64_t *late_copy(const struct lagm *m)
+{
+	size_t n = lagm_count(m);
+	int64_t *v = calloc(n ? n : 1, sizeof(*v));
+
+	GRADE_EXPECT(v, "memory for a copy", "calloc failed");
+	for (size_t i = 0; i < n; i++)
+		v[i] = lagm_sample_ns(m, i);
+	return v;
 }
 
 static struct event_base *precise_base(void)
@@ -160,32 +181,46 @@ static void stats_of_no_beats_of_one_beat_and_of_a_hundred(void **state)
 
 /* ---- tests: the meter on a real loop ------------------------------------- */
 
+/* Spins 50 ms, then lets the loop run 60 ms more (counted from now: the
+ * loop's cached time is 50 ms old). */
+static void stall_then_break_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct event_base *base = arg;
+
+	(void)fd;
+	(void)what;
+	clock_spin_ns(50 * MS);
+	event_base_update_cache_time(base);
+	at_ms(base, 60, break_cb, base);
+}
+
 /* Catches: lateness that never shows a stall (the schedule moved past the
  * beat before its lateness was taken, or the wrong unit).  Time: a 50 ms
  * callback starts at ~20 ms; the first beat due after it began is due at
  * most 5 ms later and cannot fire before the callback ends, so it is at
  * least 45 ms late whatever the load.  Upper bound: the stall plus a
- * period, plus a 100 ms (scaled) margin for a loaded VM. */
+ * period, plus a 1 s (scaled) margin: it is there for unit mistakes (1000x
+ * off), and a machine under `make check` has frozen this process for
+ * 290 ms.  It holds for the stall's beat, not for every beat. */
 static void a_50ms_stall_shows_as_a_beat_at_least_45ms_late(void **state)
 {
-	static const int64_t stall_ns = 50 * MS;
 	struct event_base *base = precise_base();
 	struct lagm *m = started_meter(base, 5 * MS);
-	int64_t upper = stall_ns + 5 * MS + grade_bound_ns(100);
-	struct lagm_stats st;
+	int64_t upper = 55 * MS + grade_bound_ns(1000);
+	bool stall_seen = false;
 	char buf[2048];
 
 	(void)state;
-	at_ms(base, 20, stall_cb, (void *)&stall_ns);
-	at_ms(base, 150, break_cb, base);
+	at_ms(base, 20, stall_then_break_cb, base);
 	event_base_dispatch(base);
 	lagm_stop(m);
-	lagm_get_stats(m, &st);
-	GRADE_EXPECT(st.max_ns >= 45 * MS && st.max_ns <= upper,
-		     "a 5 ms heartbeat beside a 50 ms stall: worst lateness "
+	for (size_t i = 0; i < lagm_count(m); i++)
+		stall_seen |= lagm_sample_ns(m, i) >= 45 * MS &&
+			      lagm_sample_ns(m, i) <= upper;
+	GRADE_EXPECT(stall_seen,
+		     "a 5 ms heartbeat beside a 50 ms stall: a beat late by "
 		     "between 45 ms and the stall plus a period (+ margin)",
-		     "worst %.2f ms; samples (ms): %s", clock_ns_to_ms(st.max_ns),
-		     samples_ms(m, buf, sizeof(buf)));
+		     "samples (ms): %s", samples_ms(m, buf, sizeof(buf)));
 	lagm_free(m);
 	event_base_free(base);
 }
@@ -225,48 +260,91 @@ static void a_stall_in_the_same_pass_as_the_beat_is_measured_in_full(void **stat
 	event_base_free(base);
 }
 
-/*
- * Catches: libevent's default base (event_base_new), whose clock ticks
- * every 4 ms here and whose poll timeouts are rounded up to whole ms.
- * Time: on lagm_base_new()'s base an idle 5 ms heartbeat runs 300 ms.
- * Measured here: median 0.02-0.05 ms on the precise timer, even with six
- * CPU hogs on the two cores (a 20x margin to 1 ms); 2.5-3 ms on the
- * default base.  Only the median is asserted: single beats hiccup by ms.
- */
-static void idle_beats_are_under_a_millisecond_late_at_the_median(void **state)
+/* One idle run: a 5 ms heartbeat for 300 ms on lagm_base_new()'s base. */
+struct idle_run {
+	size_t beats;
+	int64_t slots, p10_ns;
+	char samples[4096];
+};
+
+static void idle_run(struct idle_run *r)
 {
 	struct event_base *base = lagm_base_new();
 	struct lagm *m;
-	struct lagm_stats st;
-	char buf[4096];
+	int64_t t0, *copy;
 
-	(void)state;
 	GRADE_EXPECT(base, "lagm_base_new() returns a base", "it returned NULL");
+	t0 = clock_now_ns();
 	m = started_meter(base, 5 * MS);
-	at_ms(base, 300, break_cb, base);
-	event_base_dispatch(base);
+	run_for_ms(base, 300);
+	r->slots = (clock_now_ns() - t0) / (5 * MS);
 	lagm_stop(m);
-	lagm_get_stats(m, &st);
-	GRADE_EXPECT(st.count >= 20, "at least 20 beats in 300 ms (60 are due)",
-		     "%zu beats", st.count);
-	GRADE_EXPECT(st.p50_ns < 1 * MS,
-		     "an idle 5 ms heartbeat late by under 1 ms at the median",
-		     "median %.3f ms; samples (ms): %s", clock_ns_to_ms(st.p50_ns),
-		     samples_ms(m, buf, sizeof(buf)));
+	r->beats = lagm_count(m);
+	copy = late_copy(m);
+	r->p10_ns = lagm_percentile_ns(copy, r->beats, 10);
+	free(copy);
+	samples_ms(m, r->samples, sizeof(r->samples));
 	lagm_free(m);
 	event_base_free(base);
+}
+
+/*
+ * Catches: libevent's default base (event_base_new), whose clock ticks
+ * every 4 ms here and whose poll timeouts are rounded up to whole ms; and
+ * a meter that beats more than once per slot (a coarse clock read when the
+ * beat runs, a wait truncated to whole ms: the beat fires early, records 0
+ * and fires again).
+ * Time: a 5 ms heartbeat runs 300 ms on lagm_base_new()'s base.  Load only
+ * delays beats, so the base's precision shows in the beats it left alone:
+ * the 10th percentile.  Measured here, 2 cores: the reference's p10 was
+ * 0.02-0.035 ms idle AND with three CPU hogs on the two cores (where its
+ * median reached 2 ms and p90 9 ms, so no median or spread bound can
+ * hold); the default base's p10 was 0.25-2.4 ms (31 runs).  The bound,
+ * 0.1 ms, is 3x the reference's worst and 2.5x under the default base's
+ * best.  Because load can only raise p10, a run under the bound proves the
+ * base precise: a run over it is repeated (best of 3), for a machine that
+ * was busier still.  The count: beats can be skipped under load, never
+ * added, so more than one per slot fails at once.
+ */
+static void idle_beats_are_precise_and_one_per_slot(void **state)
+{
+	struct idle_run r;
+
+	(void)state;
+	for (int run = 0; run < 3; run++) {
+		idle_run(&r);
+		GRADE_EXPECT((int64_t)r.beats <= r.slots,
+			     "an idle 5 ms heartbeat: at most one beat per slot",
+			     "%zu beats in %lld slots -- beats fire before they "
+			     "are due (a coarse clock read, or a wait rounded "
+			     "down) and fire again", r.beats, (long long)r.slots);
+		if (r.beats >= 20 && r.p10_ns < 100 * CLOCK_NS_PER_US)
+			return;
+	}
+	GRADE_EXPECT(r.beats >= 20, "at least 20 beats in 300 ms (60 are due)",
+		     "%zu beats", r.beats);
+	GRADE_EXPECT(r.p10_ns < 100 * CLOCK_NS_PER_US,
+		     "the least-delayed beats late by under 0.1 ms (10th "
+		     "percentile), in one of 3 runs",
+		     "p10 %.3f ms -- the base's clock is coarse (event_base_new?)"
+		     "; samples (ms): %s", clock_ns_to_ms(r.p10_ns), r.samples);
 }
 
 /* ---- tests: the bookkeeping, with a fake clock --------------------------- */
 
 /*
- * Catches: lateness measured from the previous beat (interval - period)
- * instead of against start + k * period, and missed slots not skipped.
+ * Catches: a schedule that moves with the beats (the next beat due one
+ * period after this one fired) instead of staying at start + k * period,
+ * and slots a stall swallowed not skipped.  A drifting heartbeat measures
+ * each beat's own lateness fine, but its sampling rate falls with the load
+ * it measures; the header asks for the fixed schedule, and the samples show
+ * which schedule a meter keeps.
  * Fake clock, period 10 ms, started at S.  Beats at S + 11, 22, 33, 44 ms
- * (each 1 ms later than the last: a drift), then a stall until S + 97, then
- * S + 100 and S + 112.  Against the schedule: 1 2 3 4 47 0 2 ms.
+ * (each 1 ms later than the last: the timer drifts), then a stall until
+ * S + 97, then S + 100 and S + 112.  On the fixed schedule: 1 2 3 4 47 0 2
+ * ms (a drifting schedule reads 1 1 1 1 ...).
  */
-static void lateness_is_measured_against_the_schedule(void **state)
+static void beats_stay_on_the_fixed_schedule(void **state)
 {
 	static const int64_t at_ms_list[] = { 11, 22, 33, 44, 97, 100, 112 };
 	const int64_t start = 5 * CLOCK_NS_PER_S;
@@ -364,29 +442,359 @@ static void freeing_a_meter_returns_all_its_memory(void **state)
 	event_base_free(base);
 }
 
+/* "p1=.. p7=.." of values at the given percentiles, into buf. */
+static const char *pcts_text(const int64_t *v, size_t n, const int *pcts,
+			     size_t n_pcts, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n_pcts && used + 1 < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%sp%d=%lld",
+					 i ? " " : "", pcts[i],
+					 (long long)lagm_percentile_ns(v, n, pcts[i]));
+	return buf;
+}
+
+/*
+ * Catches: a rank computed in floating point (ceil(7 / 100.0 * 100) is 8:
+ * 0.07 * 100 is 7.000000000000001), a comparator that subtracts and casts
+ * to int (samples above 2^31 ns, 2.1 s, sort in the wrong order), values
+ * stored in an int, and ranks that break on one value or on ties.
+ */
+static void percentiles_of_edge_inputs(void **state)
+{
+	static const int pcts[] = { 1, 7, 50, 99, 100 };
+	const int64_t one[] = { 7 };
+	const int64_t big[] = { 3000000000, 5000000000, 1,
+				INT64_C(8589934592), 4000000000 };
+	const int64_t same[] = { 42, 42, 42, 42, 42, 42, 42, 42, 42, 42 };
+	int64_t hundred[100];
+	char got[256];
+
+	(void)state;
+	for (int k = 0; k < 100; k++)
+		hundred[k] = (k * 37) % 100 + 1;   /* 1..100, shuffled */
+	GRADE_EXPECT_STR(pcts_text(one, 1, pcts, 5, got, sizeof(got)),
+			 "p1=7 p7=7 p50=7 p99=7 p100=7");
+	GRADE_EXPECT_STR(pcts_text(hundred, 100, pcts, 5, got, sizeof(got)),
+			 "p1=1 p7=7 p50=50 p99=99 p100=100");
+	GRADE_EXPECT_STR(pcts_text(big, 5, pcts, 5, got, sizeof(got)),
+			 "p1=1 p7=1 p50=4000000000 p99=8589934592 "
+			 "p100=8589934592");
+	GRADE_EXPECT_STR(pcts_text(same, 10, pcts, 5, got, sizeof(got)),
+			 "p1=42 p7=42 p50=42 p99=42 p100=42");
+}
+
+/* Catches: lagm_get_stats() that sorts the meter's own samples in place
+ * (to read p50 and p99 from them) instead of a copy. */
+static void get_stats_leaves_the_samples_in_order(void **state)
+{
+	const int64_t start = CLOCK_NS_PER_S;
+	struct event_base *base = precise_base();
+	struct lagm *m;
+	struct lagm_stats st;
+	char buf[256];
+
+	(void)state;
+	clock_use_fake(start);
+	m = started_meter(base, CLOCK_NS_PER_S);
+	feed_beat(m, start + CLOCK_NS_PER_S + 30 * MS);
+	feed_beat(m, start + 2 * CLOCK_NS_PER_S + 10 * MS);
+	feed_beat(m, start + 3 * CLOCK_NS_PER_S + 20 * MS);
+	lagm_get_stats(m, &st);
+	GRADE_EXPECT(st.p50_ns == 20 * MS && st.max_ns == 30 * MS,
+		     "beats 30, 10, 20 ms late: p50 20 ms, max 30 ms",
+		     "p50 %g ms, max %g ms", clock_ns_to_ms(st.p50_ns),
+		     clock_ns_to_ms(st.max_ns));
+	GRADE_EXPECT_STR(samples_ms(m, buf, sizeof(buf)), "30 10 20");
+	lagm_free(m);
+	event_base_free(base);
+}
+
+/* Catches: an early beat that records a negative lateness, or that moves
+ * the schedule on by a period (the next beat is then measured against the
+ * wrong slot).  Fake clock, period 10 ms: beats at S + 5 (before slot 1),
+ * S + 12 and S + 25.  Expected 0, 2 and 5 ms. */
+static void an_early_beat_records_zero(void **state)
+{
+	const int64_t start = 7 * CLOCK_NS_PER_S;
+	struct event_base *base = precise_base();
+	struct lagm *m;
+	char buf[256];
+
+	(void)state;
+	clock_use_fake(start);
+	m = started_meter(base, 10 * MS);
+	feed_beat(m, start + 5 * MS);
+	feed_beat(m, start + 12 * MS);
+	feed_beat(m, start + 25 * MS);
+	GRADE_EXPECT_STR(samples_ms(m, buf, sizeof(buf)), "0 2 5");
+	lagm_free(m);
+	event_base_free(base);
+}
+
+/* Catches: lagm_start() that clears the samples, and one that keeps the
+ * old schedule instead of anchoring a new one at its own time.  Fake
+ * clock, period 10 ms: start at S, a beat at S + 12; stop; start again at
+ * S + 100, a beat at S + 113.  Expected 2 and 3 ms. */
+static void stop_and_start_keep_the_samples(void **state)
+{
+	const int64_t start = 3 * CLOCK_NS_PER_S;
+	struct event_base *base = precise_base();
+	struct lagm *m;
+	char buf[256];
+
+	(void)state;
+	clock_use_fake(start);
+	m = started_meter(base, 10 * MS);
+	feed_beat(m, start + 12 * MS);
+	lagm_stop(m);
+	clock_advance_ns(100 * MS);
+	GRADE_EXPECT(lagm_start(m) == 0, "lagm_start() after lagm_stop() "
+		     "returns 0", "it returned -1");
+	feed_beat(m, start + 113 * MS);
+	GRADE_EXPECT_STR(samples_ms(m, buf, sizeof(buf)), "2 3");
+	lagm_stop(m);
+	lagm_free(m);
+	event_base_free(base);
+}
+
+/* One run of the recovery experiment; the grader's own timestamps say
+ * whether the machine let it run as designed. */
+#define RECOVERY_TICKS 1024
+
+struct recovery {
+	struct event_base *base;
+	int64_t start_ns;   /* just before lagm_start: the slots' origin */
+	int64_t stall_until_ns, stall_began_ns, stall_ended_ns, after_beat_ns;
+	int64_t ticks_ns[RECOVERY_TICKS];   /* the neighbour's, after the stall */
+	size_t n_ticks;
+};
+
+static void neighbour_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct recovery *r = arg;
+
+	(void)fd;
+	(void)what;
+	if (r->stall_ended_ns && r->n_ticks < RECOVERY_TICKS)
+		r->ticks_ns[r->n_ticks++] = clock_now_ns();
+}
+
+/* Holds the loop until a fixed time.  Asleep, not spinning: the loop is
+ * held all the same, and a process that slept is not the one the kernel
+ * preempts next. */
+static void phase_stall_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct recovery *r = arg;
+
+	(void)fd;
+	(void)what;
+	r->stall_began_ns = clock_now_ns();
+	clock_sleep_ns(r->stall_until_ns - r->stall_began_ns);
+	r->stall_ended_ns = clock_now_ns();
+}
+
+/* Runs in the same pass, right after beat 1. */
+static void after_beat_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct recovery *r = arg;
+
+	(void)fd;
+	(void)what;
+	r->after_beat_ns = clock_now_ns();
+}
+
+/* Did the loop turn (the neighbour run) within [from, from + 3 ms]? */
+static bool loop_turned_at(const struct recovery *r, int64_t from)
+{
+	for (size_t i = 0; i < r->n_ticks; i++)
+		if (r->ticks_ns[i] >= from && r->ticks_ns[i] <= from + 3 * MS)
+			return true;
+	return false;
+}
+
+/* The run went as designed: the stall held the loop from before 60 ms to
+ * 110 ms (+4), beat 1 ran right after it, and the loop turned right after
+ * the stall and again at the first slot after it (120 ms). */
+static bool recovery_went_as_designed(const struct recovery *r)
+{
+	return r->stall_ended_ns - r->stall_began_ns > 50 * MS &&
+	       r->stall_ended_ns - r->stall_until_ns < 4 * MS &&
+	       r->after_beat_ns - r->stall_ended_ns < 1 * MS &&
+	       loop_turned_at(r, r->stall_ended_ns) &&
+	       loop_turned_at(r, r->start_ns + 120 * MS);
+}
+
+/* Runs the experiment on a new meter; @return whether it went as
+ * designed. */
+static bool recovery_run(struct recovery *r, struct lagm **m)
+{
+	static const struct timeval one_ms = { 0, 1000 };
+	struct event *neighbour;
+
+	memset(r, 0, sizeof(*r));
+	r->base = precise_base();
+	r->stall_until_ns = clock_now_ns() + 110 * MS;
+	at_ms(r->base, 8, phase_stall_cb, r);
+	at_ms(r->base, 310, break_cb, r->base);   /* 200 ms after the stall */
+	r->start_ns = clock_now_ns();
+	*m = started_meter(r->base, 20 * MS);
+	at_ms(r->base, 21, after_beat_cb, r);
+	neighbour = event_new(r->base, -1, EV_PERSIST, neighbour_cb, r);
+	GRADE_EXPECT(neighbour && event_add(neighbour, &one_ms) == 0,
+		     "a neighbour timer (grader setup)", "event_new failed");
+	clock_sleep_ns(23 * MS);
+	event_base_dispatch(r->base);
+	lagm_stop(*m);
+	event_free(neighbour);
+	return recovery_went_as_designed(r);
+}
+
+/*
+ * Catches: a meter that does not come back on schedule after a stall: a
+ * persistent timer (EV_PERSIST re-arms one period after the stall ends),
+ * a re-arm of a whole period instead of the time to the next slot, and a
+ * re-arm from the loop's stale cached time (event_add counts from it: the
+ * beat fires before its slot, and records 0).
+ * Set-up as in the same-pass test, period 20 ms: the beat due at 20 ms runs
+ * in the same pass as a callback that holds the loop until 110 ms after
+ * the start, half-way between two slots.  The next slot is 120 ms; a meter
+ * that re-arms from the end of the stall beats at 130, 150, ...: 10 ms off
+ * every slot, and a stale re-arm fires 10 ms before the slot.  A 1 ms
+ * neighbour timer keeps the loop polling, as other work would: alone, the
+ * loop would sleep for its own (equally stale) timeout and hide a stale
+ * re-arm.
+ * Checks: no beat after the stall records 0 (a beat on a real loop is
+ * never exactly on time, only early: safe under any load), and the first
+ * beat after it is under 5 ms late (half the offset).  That second check
+ * needs the run to go as designed (the neighbour's timestamps show the
+ * loop turning right after the stall and at 120 ms; a hiccup there could
+ * line a wrong meter up by luck, or delay a right one), so runs that did
+ * not are repeated, up to 5.  Under a load of 13 on the 2 cores about a
+ * third of runs go as designed; if none of 5 does, only the first check
+ * is made.
+ */
+static void the_meter_recovers_after_a_stall(void **state)
+{
+	struct recovery *r = malloc(sizeof(*r));
+	bool as_designed = false;
+	struct lagm *m = NULL;
+	size_t n, zeros = 0;
+	char buf[2048];
+
+	(void)state;
+	GRADE_EXPECT(r, "memory (grader setup)", "malloc failed");
+	for (int run = 0; run < 5 && !as_designed; run++) {
+		if (m) {
+			lagm_free(m);
+			event_base_free(r->base);
+		}
+		as_designed = recovery_run(r, &m);
+	}
+	n = lagm_count(m);
+	for (size_t i = 1; i < n; i++)
+		zeros += lagm_sample_ns(m, i) == 0;
+	GRADE_EXPECT(n >= 2 && lagm_sample_ns(m, 0) >= 45 * MS,
+		     "the stall as the first sample (>= 45 ms), then beats "
+		     "after it (10 are due)",
+		     "%zu sample(s) (ms): %s", n, samples_ms(m, buf, sizeof(buf)));
+	GRADE_EXPECT(zeros == 0,
+		     "no beat after the stall fires before its slot (records 0)",
+		     "%zu beat(s) of 0 ms -- fired early: re-armed from the "
+		     "loop's stale cached time (event_base_update_cache_time() "
+		     "before event_add()), or an EV_PERSIST timer; samples (ms): "
+		     "%s", zeros, samples_ms(m, buf, sizeof(buf)));
+	GRADE_EXPECT(!as_designed || lagm_sample_ns(m, 1) < 5 * MS,
+		     "the first beat after the stall on its slot: under 5 ms "
+		     "late (the loop was free then)",
+		     "%.2f ms -- off the schedule: arm for the time left to the "
+		     "next slot (not a whole period, not EV_PERSIST); samples "
+		     "(ms): %s", clock_ns_to_ms(lagm_sample_ns(m, 1)),
+		     samples_ms(m, buf, sizeof(buf)));
+	lagm_free(m);
+	event_base_free(r->base);
+	free(r);
+}
+
+/*
+ * Catches: lagm_free(NULL) that reads the meter (a crash), and a timer
+ * event that is deleted but never freed (event_del in lagm_free), on any
+ * path.  Counts libevent's live blocks before the base
+ * is made and after it is freed: meters freed never started, armed,
+ * stopped, and after beating on a real loop.
+ */
+static void no_libevent_object_outlives_its_meter(void **state)
+{
+	long before = evalloc_live(), leaked;
+	struct event_base *base = precise_base();
+	struct lagm *m;
+
+	(void)state;
+	lagm_free(NULL);
+	GRADE_EXPECT(evalloc_live() > before,
+		     "libevent's allocations counted (grader setup)",
+		     "the counter did not move when a base was made");
+	m = lagm_new(base, 5 * MS);
+	GRADE_EXPECT(m, "lagm_new() returns a meter", "it returned NULL");
+	lagm_free(m);
+	lagm_free(started_meter(base, 5 * MS));
+	m = started_meter(base, 5 * MS);
+	lagm_stop(m);
+	lagm_free(m);
+	m = started_meter(base, 2 * MS);
+	run_for_ms(base, 20);
+	lagm_free(m);
+	event_base_free(base);
+	leaked = evalloc_live() - before;
+	GRADE_EXPECT(leaked == 0,
+		     "4 meters freed (never started, armed, stopped, after "
+		     "beats): no libevent block left after event_base_free()",
+		     "%ld block(s) never freed: event_free() the timer, "
+		     "event_del() only deletes it", leaked);
+}
+
 static const struct grade_test tests[] = {
-	GRADE_TEST(percentiles_use_the_nearest_rank, 15, 5000,
+	GRADE_TEST(percentiles_use_the_nearest_rank, 10, 5000,
 		   "sort a copy; take the value at 1-based rank "
 		   "ceil(pct * n / 100); never interpolate"),
-	GRADE_TEST(stats_of_no_beats_of_one_beat_and_of_a_hundred, 10, 5000,
+	GRADE_TEST(percentiles_of_edge_inputs, 10, 5000,
+		   "rank in integers: (pct * n + 99) / 100; compare int64_t "
+		   "values with < and >, never by subtracting into an int"),
+	GRADE_TEST(stats_of_no_beats_of_one_beat_and_of_a_hundred, 6, 5000,
 		   "no samples: count 0 and every statistic 0, without reading "
 		   "the (empty) array"),
-	GRADE_TEST(a_50ms_stall_shows_as_a_beat_at_least_45ms_late, 15, 5000,
+	GRADE_TEST(get_stats_leaves_the_samples_in_order, 5, 5000,
+		   "lagm_get_stats() must not sort m's own samples: use "
+		   "lagm_percentile_ns(), which sorts a copy"),
+	GRADE_TEST(a_50ms_stall_shows_as_a_beat_at_least_45ms_late, 9, 5000,
 		   "take the lateness (now - due) BEFORE moving the schedule on"),
-	GRADE_TEST(a_stall_in_the_same_pass_as_the_beat_is_measured_in_full, 15,
+	GRADE_TEST(a_stall_in_the_same_pass_as_the_beat_is_measured_in_full, 9,
 		   5000,
 		   "read the time with clock_now_ns(), not the loop's cached "
 		   "time"),
-	GRADE_TEST(idle_beats_are_under_a_millisecond_late_at_the_median, 15,
-		   5000,
-		   "the default base's clock is coarse: ask for "
-		   "EVENT_BASE_FLAG_PRECISE_TIMER (event_config)"),
-	GRADE_TEST(lateness_is_measured_against_the_schedule, 15, 5000,
-		   "beat k is due at start + k * period; after a stall, skip "
-		   "to the first slot later than now"),
-	GRADE_TEST(stop_disarms_the_timer_so_the_loop_can_end, 8, 5000,
+	GRADE_TEST(the_meter_recovers_after_a_stall, 9, 5000,
+		   "re-arm for next_due - now after event_base_update_cache_time"
+		   "(); no EV_PERSIST"),
+	GRADE_TEST(idle_beats_are_precise_and_one_per_slot, 9, 5000,
+		   "ask for EVENT_BASE_FLAG_PRECISE_TIMER (event_config); round "
+		   "the wait UP, and read clock_now_ns()"),
+	GRADE_TEST(beats_stay_on_the_fixed_schedule, 9, 5000,
+		   "beat k is due at start + k * period, however late beat k-1 "
+		   "was; after a stall, skip to the first slot later than now"),
+	GRADE_TEST(an_early_beat_records_zero, 5, 5000,
+		   "record max(0, now - due); move the schedule only past slots "
+		   "that are due"),
+	GRADE_TEST(stop_disarms_the_timer_so_the_loop_can_end, 5, 5000,
 		   "lagm_stop() must event_del() the timer, not wait for it"),
-	GRADE_TEST(freeing_a_meter_returns_all_its_memory, 7, 10000,
+	GRADE_TEST(stop_and_start_keep_the_samples, 5, 5000,
+		   "lagm_start() anchors a new schedule at clock_now_ns() and "
+		   "keeps the samples"),
+	GRADE_TEST(no_libevent_object_outlives_its_meter, 6, 5000,
+		   "lagm_free(): return at once on NULL; event_free() the timer "
+		   "(event_del() only deletes it)"),
+	GRADE_TEST(freeing_a_meter_returns_all_its_memory, 3, 10000,
 		   "lagm_free(): event_free() the timer, free the samples, "
 		   "free the meter"),
 };

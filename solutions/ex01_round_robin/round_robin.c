@@ -8,6 +8,7 @@
 
 #include <event2/event.h>
 
+/* done comes last: it may start the task again or free *task. */
 static void finish(struct rr_task *task)
 {
 	event_free(task->ev);
@@ -28,8 +29,12 @@ static void task_cb(evutil_socket_t fd, short what, void *arg)
 		task->steps++;
 	} while (more && task->mode == RR_NO_YIELD);
 
-	if (!more || task->yield(task) != 0)
+	if (!more)
 		finish(task);
+	else if (task->yield(task) != 0) {
+		task->yield_failed = true;
+		finish(task);
+	}
 }
 
 int rr_task_start(struct rr_task *task, struct event_base *base,

@@ -106,7 +106,9 @@ static void a_stall_shows_as_one_large_lateness(void **state)
 	if (first + 1 < lag_count(lag))
 		assert_true(lag_sample_ns(lag, first + 1) < 40 * CLOCK_NS_PER_MS);
 	assert_true(st.max_ns >= 45 * CLOCK_NS_PER_MS);
-	assert_true(st.p50_ns < 2 * CLOCK_NS_PER_MS);
+	/* One large sample, not many: the median stays far below the stall
+	 * (idle it is ~0.05 ms; 2 ms was seen under a load average of 10). */
+	assert_true(st.p50_ns < 20 * CLOCK_NS_PER_MS);
 	assert_int_equal(trace_count_prefix(trace, "beat"), lag_count(lag));
 	assert_in_range(lag_count(lag), 2, 31);
 	lag_free(lag);

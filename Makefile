@@ -21,6 +21,11 @@ BUILD ?= build
 ifeq ($(V),1)
 Q :=
 msg = @true
+else ifneq ($(filter grade,$(MAKECMDGOALS)),)
+# make grade prints only the grades (its output may go into `| head`);
+# compiler errors still reach the terminal on stderr.
+Q := @
+msg = @true
 else
 Q := @
 msg = @printf '  %-6s %s\n' $(1) $(2)

@@ -46,7 +46,7 @@ struct lab {
 	struct test_info *tests;
 	struct outcome *outcomes;
 	size_t n;
-	char sealed[500];       /* non-empty: the seal's verdict, scores 0 */
+	char sealed[2000];      /* non-empty: the seal's verdict, scores 0 */
 };
 
 struct opts {
@@ -406,6 +406,7 @@ static bool is_framing(const char *line, size_t len)
 	static const char *const skip[] = {
 		"[==========]", "[ RUN      ]", "[       OK ]", "[  PASSED  ]",
 		"[  FAILED  ]", " 1 FAILED TEST", "[   LINE   ]", "[  SKIPPED ]",
+		" 1 SKIPPED TEST",
 	};
 
 	if (len == 0 || memmem(line, len, "[   LINE   ] ---", 16))
@@ -519,7 +520,7 @@ static void grade_test(const struct opts *op, struct lab *l, size_t i, bool colo
 	if (l->sealed[0]) {
 		memset(o, 0, sizeof(*o));
 		o->status = "sealed";
-		snprintf(o->detail, sizeof(o->detail), "%.500s", l->sealed);
+		snprintf(o->detail, sizeof(o->detail), "%.2000s", l->sealed);
 	} else {
 		run_test(op, l, t, false, o);
 		if (strcmp(o->status, "pass") == 0 && (t->flags & GRADE_F_TSAN) &&

@@ -31,7 +31,7 @@ struct test_info {
 struct outcome {
 	const char *status;      /* pass fail timeout crash skip forged sealed
 				  * error interrupted; NULL: not run */
-	char detail[512];        /* the verdict in a sentence */
+	char detail[2048];       /* the verdict in a sentence or a few */
 	double seconds;
 	char *summary;           /* what the terminal shows under a failure */
 	char *log;               /* the raw log (first RUNNER_LOG_MAX bytes) */

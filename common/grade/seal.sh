@@ -70,7 +70,7 @@ fi
 while read -r name flags; do
 	case $name in
 	.init_array* | .fini_array* | .preinit_array* | .ctors* | .dtors* | .init | .fini)
-		say "has a constructor or destructor section ($name): code that would run before or after the tests" ;;
+		say "has a constructor or destructor ($name): code that would run before the tests" ;;
 	esac
 	if [[ $flags == *X* ]] && [[ $name != .text && $name != .text.* ]]; then
 		say "has executable code outside .text (section $name)"
@@ -83,17 +83,23 @@ while read -r _ type name; do
 	i) say "defines $name as an indirect function (ifunc)"; continue ;;
 	esac
 	declared "$name" ||
-		say "defines $name, which its lab header does not declare (a student file may define only the lab's functions, and static ones)"
+		say "defines $name, which its lab header does not declare"
 done < <(nm -g --defined-only "$obj")
 
 # Undefined symbols: only the allow-list.
 while read -r _ name; do
 	is_allowed "$name" ||
-		say "calls or uses $name, which the graded labs do not allow (only libevent, the suite's helpers, libc memory/string/format/math/time, threads and pipes)"
+		say "calls or uses $name, which no lab allows"
 done < <(nm -u "$obj")
 
 # Raw system calls: an instruction needs no symbol.
 if objdump -d --no-show-raw-insn "$obj" | grep -Eq $'\t(syscall|sysenter|int +\\$0x80)( |$)'; then
 	say "contains a raw system call instruction (syscall/sysenter/int 0x80)"
+fi
+if [ $bad = 1 ]; then
+	echo "(a student file may define only its lab header's functions, and static ones;"
+	echo " it may call libevent, the suite's helpers, libc memory/string/format/math/time"
+	echo " functions, threads and pipes, but nothing that starts, signals or controls"
+	echo " processes, opens files, or makes system calls: common/grade/seal.sh)"
 fi
 exit $bad

@@ -229,7 +229,7 @@ endif
 FORCE:
 grade: $(SEL_GRADERS) $(SEL_LISTERS) $(SEL_APIS) $(SEL_PROGRAMS) $(GRADE_RUN)
 	@$(if $(TSAN_LABS),$(MAKE) -s --no-print-directory SAN=thread \
-		$(foreach l,$(TSAN_LABS),$(call tsan_grader,$(l))) || exit 3;) \
+		$(foreach l,$(TSAN_LABS),$(call tsan_grader,$(l))) >&2 || exit 3;) \
 	status=0; $(GRADE_RUN) grade --out $(GRADE_DIR) --rerun '$(RERUN)' \
 		--seal common/grade/seal.sh $(if $(LAB),,--fresh) \
 		$(if $(T),--only '$(T)') $(if $(TEST),--test '$(TEST)') \

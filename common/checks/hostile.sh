@@ -171,4 +171,25 @@ if [ "$(cat "$tmp/head.rc")" != 0 ] && [ "$n" = "$total" ] && grep -q 'output wa
 else
 	no "make grade | head: exit $(cat "$tmp/head.rc"), $n of $total tests in results.json"
 fi
+# The same attacks through make grade-all (grade-submission's engine):
+# one submission per attack, each holding only its ex01 file.
+mkdir -p "$tmp/subs"
+for c in pipe_pass defines_fail constructor; do
+	mkdir -p "$tmp/subs/$c"
+	cp "$tmp/cases/$c.c" "$tmp/subs/$c/round_robin.c"
+done
+cp "$tmp/stub.c" "$student"
+touch "$tmp/stamp"
+run_make "$tmp/grade-all.log" grade-all SUBS="$tmp/subs" LAB=ex01
+for c in pipe_pass defines_fail constructor; do
+	res="$tree/build/submissions/$c/results.json"
+	expect=$(sed -n 's/^ \* Expect: *//p' "$tmp/cases/$c.c")
+	if [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$res" 2>/dev/null)" = 0 ] &&
+		grep -qF -- "$expect" "$res"; then
+		ok "grade-all: $c scores 0 and its results.json names it ('$expect')"
+	else
+		no "grade-all: $c: not 0, or '$expect' missing in $res (see $tmp/grade-all.log)"
+	fi
+done
+aftermath grade-all 1
 rm -rf "$tree/build"

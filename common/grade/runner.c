@@ -674,8 +674,8 @@ static int cmd_grade(struct opts *op)
 	}
 	if (status == 2)
 		return 2;
-	if (op->n_labs > 1 || op->fresh)
-		status = print_totals(op->out_dir, only);
+	if (print_totals(op->out_dir, only) == 3)
+		status = 3;
 	if (terminal_gone) {
 		fprintf(stderr, "grade-run: the output was cut (stdout closed); "
 			"grading finished, results are in %s/results.json\n",

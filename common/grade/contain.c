@@ -13,6 +13,7 @@
 #include "runner.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -39,6 +40,11 @@
 static volatile sig_atomic_t interrupted;
 static bool seccomp_ok = true;
 static char seccomp_problem[160];
+/* bubblewrap: the file system read-only, a private /tmp, the results
+ * folder hidden, loopback only, its own pid namespace. */
+static bool bwrap_ok;
+static char bwrap_problem[200];
+static char hidden_dir[PATH_MAX];
 
 static void on_interrupt(int sig)
 {
@@ -51,9 +57,17 @@ bool contain_interrupted(void)
 	return interrupted != 0;
 }
 
-int contain_init(void)
+static void probe_seccomp(void);
+static void probe_bwrap(void);
+
+int contain_init(const char *out_dir)
 {
 	struct sigaction sa = { .sa_handler = on_interrupt };
+
+	if (!realpath(out_dir, hidden_dir))
+		hidden_dir[0] = '\0';
+	probe_seccomp();
+	probe_bwrap();
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -67,13 +81,15 @@ int contain_init(void)
 
 const char *contain_describe(void)
 {
-	static char line[320];
+	static char line[640];
 
 	snprintf(line, sizeof(line),
 		 "containment: own session per test, killed with the runner, "
 		 "limits on memory/processes/output/CPU, every descendant "
-		 "killed before the verdict; seccomp %s%s",
-		 seccomp_ok ? "on" : "OFF: ", seccomp_ok ? "" : seccomp_problem);
+		 "killed before the verdict; seccomp %s%s; bubblewrap %s%s",
+		 seccomp_ok ? "on" : "OFF: ", seccomp_ok ? "" : seccomp_problem,
+		 bwrap_ok ? "on (read-only files, private /tmp, loopback only)" :
+		 "OFF: ", bwrap_ok ? "" : bwrap_problem);
 	return line;
 }
 
@@ -188,7 +204,9 @@ static int deny_foreign_signals(scmp_filter_ctx ctx, pid_t self)
 	return rc;
 }
 
-static int install_seccomp(const struct contained *c)
+/* Loads the filter here, or (export_fd >= 0) writes it for bubblewrap to
+ * load inside the sandbox, where the test is pid 2. */
+static int install_seccomp(const struct contained *c, int export_fd)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	int rc = ctx ? 0 : -1;
@@ -199,12 +217,66 @@ static int install_seccomp(const struct contained *c)
 	if (ctx && !c->sanitizer)
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(ptrace), 0);
 	if (ctx)
-		rc |= deny_foreign_signals(ctx, getpid());
+		rc |= deny_foreign_signals(ctx, export_fd >= 0 ? 2 : getpid());
 	if (ctx && rc == 0)
-		rc = seccomp_load(ctx);
+		rc = export_fd >= 0 ? seccomp_export_bpf(ctx, export_fd) :
+			seccomp_load(ctx);
 	if (ctx)
 		seccomp_release(ctx);
 	return rc;
+}
+
+/* The options that make bubblewrap's sandbox; the command follows. */
+static int bwrap_args(const char **a, int seccomp_fd)
+{
+	static char fd_arg[16], cwd[PATH_MAX];
+	static const char *const fixed[] = {
+		"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+		"--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp", "--unshare-pid",
+		"--unshare-net", "--unshare-ipc", "--unshare-uts",
+		"--die-with-parent", "--new-session", "--cap-drop", "ALL",
+	};
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		a[n++] = fixed[i];
+	if (hidden_dir[0]) {
+		a[n++] = "--tmpfs";
+		a[n++] = hidden_dir;
+	}
+	if (getcwd(cwd, sizeof(cwd))) {
+		a[n++] = "--chdir";
+		a[n++] = cwd;
+	}
+	if (seccomp_fd >= 0) {
+		snprintf(fd_arg, sizeof(fd_arg), "%d", seccomp_fd);
+		a[n++] = "--seccomp";
+		a[n++] = fd_arg;
+	}
+	a[n++] = "--";
+	return n;
+}
+
+/* The grader runs as /proc/self/fd/5 inside the sandbox (fd 5 is kept
+ * open across bubblewrap's exec for that). */
+static void exec_in_bwrap(const struct contained *c)
+{
+	const char *a[64];
+	int n, filter = -1;
+
+	if (seccomp_ok) {
+		filter = memfd_create("seccomp", 0);
+		if (filter < 0 || install_seccomp(c, filter) != 0 ||
+		    lseek(filter, 0, SEEK_SET) != 0)
+			_exit(126);
+	}
+	n = bwrap_args(a, filter);
+	a[n++] = "/proc/self/fd/5";
+	for (int i = 1; c->argv[i] && n < 63; i++)
+		a[n++] = c->argv[i];
+	a[n] = NULL;
+	execvp("bwrap", (char *const *)a);
+	_exit(127);
 }
 
 static void child_exec(const struct contained *c, pid_t runner)
@@ -232,10 +304,12 @@ static void child_exec(const struct contained *c, pid_t runner)
 	for (int i = 0; i < 6; i++)
 		if (dup2(from[i], i) < 0)
 			_exit(127);
-	fcntl(5, F_SETFD, FD_CLOEXEC);
 	closefrom(6);
 	set_limits(c);
-	if (seccomp_ok && install_seccomp(c) != 0)
+	if (bwrap_ok)
+		exec_in_bwrap(c);
+	fcntl(5, F_SETFD, FD_CLOEXEC);
+	if (seccomp_ok && install_seccomp(c, -1) != 0)
 		_exit(126);
 	fexecve(5, (char *const *)c->argv, environ);
 	_exit(127);
@@ -318,17 +392,13 @@ static bool wait_until(pid_t pid, double deadline, int *ws, bool *intr)
 /* Finds out once, in a throwaway child, whether seccomp filters load here. */
 static void probe_seccomp(void)
 {
-	static bool probed;
 	struct contained c = { .timeout_s = 1 };
 	int ws = 0;
 	pid_t pid;
 
-	if (probed)
-		return;
-	probed = true;
 	pid = fork();
 	if (pid == 0)
-		_exit(install_seccomp(&c) == 0 ? 0 : 1);
+		_exit(install_seccomp(&c, -1) == 0 ? 0 : 1);
 	if (pid < 0 || waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws) ||
 	    WEXITSTATUS(ws) != 0) {
 		seccomp_ok = false;
@@ -337,12 +407,52 @@ static void probe_seccomp(void)
 	}
 }
 
+/* Whether bubblewrap can make its sandbox here (root, or user namespaces),
+ * tried once with the very options the tests get. */
+static void probe_bwrap(void)
+{
+	const char *a[48];
+	int ws = 0, n;
+	pid_t pid;
+
+	if (getenv("YIELDLAB_NO_BWRAP")) {
+		snprintf(bwrap_problem, sizeof(bwrap_problem),
+			 "turned off by YIELDLAB_NO_BWRAP");
+		return;
+	}
+	n = bwrap_args(a, -1);
+	a[n++] = "true";
+	a[n] = NULL;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int null_fd = open("/dev/null", O_RDWR);
+
+		dup2(null_fd, 1);
+		dup2(null_fd, 2);
+		execvp("bwrap", (char *const *)a);
+		_exit(127);
+	}
+	bwrap_ok = pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) &&
+		   WEXITSTATUS(ws) == 0;
+	if (!bwrap_ok)
+		snprintf(bwrap_problem, sizeof(bwrap_problem), "%s",
+			 WIFEXITED(ws) && WEXITSTATUS(ws) == 127 ?
+			 "bwrap is not installed (Debian: bubblewrap)" :
+			 "bwrap cannot make a sandbox here (needs root or user "
+			 "namespaces)");
+}
+
+bool contain_sandboxed(void)
+{
+	return bwrap_ok;
+}
+
 int contain_run(const struct contained *c, struct exit_info *e)
 {
 	double start;
 	pid_t pid, runner = getpid();
 
-	probe_seccomp();
 	memset(e, 0, sizeof(*e));
 	fflush(NULL);
 	start = now_s();

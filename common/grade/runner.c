@@ -326,6 +326,10 @@ static void classify(struct outcome *o, const struct exit_info *e,
 			 "after %.1f s (the runner's clock); killed", timeout_s);
 	} else if (WIFSIGNALED(e->wstatus)) {
 		classify_signal(o, WTERMSIG(e->wstatus), tsan);
+	} else if (contain_sandboxed() && WEXITSTATUS(e->wstatus) > 128 &&
+		   WEXITSTATUS(e->wstatus) < 128 + 65 && !*verdict) {
+		/* bubblewrap reports its child's fatal signal as 128+N */
+		classify_signal(o, WEXITSTATUS(e->wstatus) - 128, tsan);
 	} else {
 		classify_verdict(o, verdict, nonce, WEXITSTATUS(e->wstatus));
 	}
@@ -647,7 +651,7 @@ static int cmd_grade(struct opts *op)
 
 	if (op->n_labs == 0)
 		return 2;
-	if (contain_init() != 0 || store_open(op->out_dir, op->fresh) != 0) {
+	if (store_open(op->out_dir, op->fresh) != 0 || contain_init(op->out_dir) != 0) {
 		fprintf(stderr, "grade-run: cannot prepare %s: %s\n", op->out_dir,
 			strerror(errno));
 		return 3;

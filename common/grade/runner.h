@@ -56,8 +56,11 @@ struct exit_info {
 	int swept;               /* processes it left behind, killed */
 };
 
-/* Prepares the runner: subreaper, signals.  @return 0 or -1. */
-int contain_init(void);
+/* Prepares the runner: subreaper, signals, which containment works here
+ * (out_dir is hidden from tests).  @return 0 or -1. */
+int contain_init(const char *out_dir);
+/* True when tests run inside bubblewrap (exit status 128+N: signal N). */
+bool contain_sandboxed(void);
 /* Which containment is in force, one line for the terminal. */
 const char *contain_describe(void);
 /* A copy of the binary at path in sealed memory (so a file replaced later

@@ -213,7 +213,9 @@ GRADE_DIR := $(O)/grade
 SEL_PROGRAMS := $(patsubst %,$(O)/bin/%$(SUFFIX),$(call ids,$(SELECTED)))
 SEL_LISTERS := $(patsubst %,$(O)/grader/list/%,$(call ids,$(SELECTED)))
 SEL_APIS := $(patsubst %,$(O)/seal/%.api,$(SELECTED))
-student_obj = $(O)/obj/$(if $(filter 1,$(SOL)),solutions,labs)/$(1)/$($(1)_STUDENT:.c=.o)
+# The seal reads the plain build's object (a sanitizer adds constructors
+# and calls of its own), built by a sub-make under SAN=.
+student_obj = $(BUILD)/obj/$(if $(filter 1,$(SOL)),solutions,labs)/$(1)/$($(1)_STUDENT:.c=.o)
 # Tests marked GRADE_TEST_TSAN also run from a ThreadSanitizer build.
 TSAN_LABS := $(if $(SAN),,$(foreach l,$(SELECTED),$(if $(shell grep -l GRADE_TEST_TSAN labs/$(l)/grade.c 2>/dev/null),$(l))))
 tsan_grader = $(BUILD)/san-thread/grader/$($(1)_ID)$(SUFFIX)
@@ -228,7 +230,9 @@ endif
 .PHONY: FORCE
 FORCE:
 grade: $(SEL_GRADERS) $(SEL_LISTERS) $(SEL_APIS) $(SEL_PROGRAMS) $(GRADE_RUN)
-	@$(if $(TSAN_LABS),$(MAKE) -s --no-print-directory SAN=thread \
+	@$(if $(SAN),$(MAKE) -s --no-print-directory SAN= \
+		$(foreach l,$(SELECTED),$(call student_obj,$(l))) >&2 || exit 3;) \
+	$(if $(TSAN_LABS),$(MAKE) -s --no-print-directory SAN=thread \
 		$(foreach l,$(TSAN_LABS),$(call tsan_grader,$(l))) >&2 || exit 3;) \
 	status=0; $(GRADE_RUN) grade --out $(GRADE_DIR) --rerun '$(RERUN)' \
 		--seal common/grade/seal.sh $(if $(LAB),,--fresh) \

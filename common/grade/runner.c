@@ -474,7 +474,7 @@ static void summarize(const struct opts *op, const struct lab *l,
 		put_clean(f, t->hint, strlen(t->hint));
 		fprintf(f, "\nlog: %s/logs/%s/%s.log\n", op->out_dir, l->name,
 			t->name);
-		fprintf(f, "rerun: %s LAB=%.*s T=%s\n", op->rerun,
+		fprintf(f, "rerun: %s LAB=%.*s TEST=%s\n", op->rerun,
 			(int)strcspn(l->name, "_"), l->name, t->name);
 	}
 	fclose(f);

@@ -46,7 +46,7 @@ else
 $(error SAN must be empty, 'address' or 'thread', not '$(SAN)')
 endif
 
-PKGS := libevent libevent_pthreads libcrypto cmocka
+PKGS := libevent libevent_pthreads libcrypto cmocka libseccomp
 # Recursive (=) so pkg-config runs after the dependency check has installed it.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)

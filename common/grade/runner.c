@@ -42,6 +42,7 @@ struct lab {
 	const char *name, *grader, *lister, *object, *api, *tsan;
 	int exe_fd, tsan_fd;
 	char title[256], sanitizer[16];
+	bool spawns;            /* its grader starts a helper (save server) */
 	double scale;
 	struct test_info *tests;
 	struct outcome *outcomes;
@@ -139,17 +140,18 @@ static char *run_capture(int exe_fd, const char *const *argv, double timeout_s,
 
 static int parse_header(struct lab *l, char *line)
 {
-	char *fields[5];
+	char *fields[6];
 	int n = 0;
 
-	for (char *tok = strtok(line, "\t"); tok && n < 5; tok = strtok(NULL, "\t"))
+	for (char *tok = strtok(line, "\t"); tok && n < 6; tok = strtok(NULL, "\t"))
 		fields[n++] = tok;
-	if (n != 5 || strcmp(fields[0], "#yieldlab-tests") != 0 ||
+	if (n != 6 || strcmp(fields[0], "#yieldlab-tests") != 0 ||
 	    strcmp(fields[1], l->name) != 0)
 		return -1;
 	l->scale = strtod(fields[2], NULL);
 	snprintf(l->sanitizer, sizeof(l->sanitizer), "%s", fields[3]);
-	snprintf(l->title, sizeof(l->title), "%s", fields[4]);
+	l->spawns = strcmp(fields[4], "spawns") == 0;
+	snprintf(l->title, sizeof(l->title), "%s", fields[5]);
 	return 0;
 }
 
@@ -353,7 +355,8 @@ static void run_test(const struct opts *op, const struct lab *l,
 		     const struct test_info *t, bool tsan, struct outcome *o)
 {
 	const char *argv[] = { l->name, "--run-one", t->name, "--nonce-fd", "3",
-			       "--verdict-fd", "4", NULL };
+			       "--verdict-fd", "4", l->spawns ? NULL : "--no-spawn",
+			       NULL };
 	double scale = (tsan ? 5.0 : l->scale) *
 		       (getenv("YIELDLAB_TIMEOUT_SCALE") ?
 			fmax(1.0, atof(getenv("YIELDLAB_TIMEOUT_SCALE"))) : 1.0);

@@ -7,6 +7,8 @@
  */
 #include "grade.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -197,6 +199,29 @@ static void status_fail_double_fork_in_its_own_session(void **state)
 	fail_msg("left a grandchild behind");
 }
 
+/* A lab whose grader starts no helper process (no save server) runs its
+ * tests with fork and exec refused; threads still work. */
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+static void status_pass_cannot_fork_or_exec(void **state)
+{
+	pthread_t thread;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	assert_true(pid < 0 && errno == EPERM);
+	execlp("true", "true", (char *)NULL);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(pthread_create(&thread, NULL, nothing, NULL), 0);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+}
+
 static void status_pass_after_others_failed(void **state)
 {
 	(void)state;
@@ -218,6 +243,7 @@ static const struct grade_test tests[] = {
 	GRADE_TEST(status_forged_writes_pass_and_exits, 1, 2000, "-"),
 	GRADE_TEST(status_fail_kills_its_runner, 1, 2000, "-"),
 	GRADE_TEST(status_fail_double_fork_in_its_own_session, 1, 2000, "-"),
+	GRADE_TEST(status_pass_cannot_fork_or_exec, 1, 2000, "-"),
 	GRADE_TEST(status_pass_after_others_failed, 1, 2000, "-"),
 };
 

@@ -350,6 +350,17 @@ static void read_verdict(int fd, char *buf, size_t size)
 		snprintf(buf, size, "?");
 }
 
+/* The test's timeout, scaled like the grader's own bounds: by
+ * YIELDLAB_TIMEOUT_SCALE and by the sanitizer of the build. */
+static double timeout_s(const struct lab *l, const struct test_info *t,
+			bool tsan)
+{
+	const char *env = getenv("YIELDLAB_TIMEOUT_SCALE");
+	double scale = (tsan ? 5.0 : l->scale) * (env ? fmax(1.0, atof(env)) : 1.0);
+
+	return t->timeout_ms / 1000.0 * scale;
+}
+
 /* One exec of the grader for one test, under the runner's eye. */
 static void run_test(const struct opts *op, const struct lab *l,
 		     const struct test_info *t, bool tsan, struct outcome *o)
@@ -357,13 +368,10 @@ static void run_test(const struct opts *op, const struct lab *l,
 	const char *argv[] = { l->name, "--run-one", t->name, "--nonce-fd", "3",
 			       "--verdict-fd", "4", l->spawns ? NULL : "--no-spawn",
 			       NULL };
-	double scale = (tsan ? 5.0 : l->scale) *
-		       (getenv("YIELDLAB_TIMEOUT_SCALE") ?
-			fmax(1.0, atof(getenv("YIELDLAB_TIMEOUT_SCALE"))) : 1.0);
 	int nonce_pipe[2], verdict_pipe[2];
 	char nonce[33], verdict[512];
 	struct contained c = { .exe_fd = tsan ? l->tsan_fd : l->exe_fd,
-			       .argv = argv, .timeout_s = t->timeout_ms / 1000.0 * scale,
+			       .argv = argv, .timeout_s = timeout_s(l, t, tsan),
 			       .sanitizer = tsan || strcmp(l->sanitizer, "none") != 0 };
 	struct exit_info e;
 

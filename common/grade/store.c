@@ -502,7 +502,6 @@ static bool graded_before(const char *old, const char *lab, const char *test)
 int store_note(const char *out_dir, const char *lab, const char *list_path,
 	       const char *status, const char *note, size_t note_len)
 {
-	(void)note_len;   /* note is NUL-terminated */
 	char frag[160], line[512], tname[256];
 	struct noted n = { 0 };
 	size_t old_len;
@@ -511,6 +510,7 @@ int store_note(const char *out_dir, const char *lab, const char *list_path,
 	FILE *list = fopen(list_path, "r"), *h;
 	int points, rc;
 
+	(void)note_len;   /* note is NUL-terminated */
 	if (!list)
 		return -1;
 	snprintf(frag, sizeof(frag), "%s.frag", lab);

@@ -15,11 +15,17 @@ SAN ?=
 V ?= 0
 LAB ?=
 T ?=
+TEST ?=
 SOL ?= 0
 BUILD ?= build
 
 ifeq ($(V),1)
 Q :=
+msg = @true
+else ifneq ($(filter grade,$(MAKECMDGOALS)),)
+# make grade prints only the grades (its output may go into `| head`);
+# compiler errors still reach the terminal on stderr.
+Q := @
 msg = @true
 else
 Q := @
@@ -41,7 +47,7 @@ else
 $(error SAN must be empty, 'address' or 'thread', not '$(SAN)')
 endif
 
-PKGS := libevent libevent_pthreads libcrypto cmocka
+PKGS := libevent libevent_pthreads libcrypto cmocka libseccomp
 # Recursive (=) so pkg-config runs after the dependency check has installed it.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
@@ -106,7 +112,7 @@ $(O)/obj/$(2)/$(1)/%.o: $(O)/src/$(2)/$(1)/%.c | $(DEPS_OK)
 	$(Q)$(CC) $$(ALL_CPPFLAGS) -Ilabs/$(1) $$(ALL_CFLAGS) -c $$< -o $$@
 $(O)/grader/$(2)/$(1)/%: $(O)/obj/labs/$(1)/grade.o \
 		$(O)/obj/$(2)/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS) \
-		| $$($(1)_NEEDS)
+		| $$($(1)_NEEDS) $(GRADE_RUN)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
@@ -122,15 +128,31 @@ $(O)/obj/solutions/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
 $(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o): WARNINGS := $(STUDENT_WARNINGS)
 $(O)/obj/solutions/alt/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
 
+# The seal's list of the functions the lab header declares (gcc -aux-info).
+$(O)/seal/$(1).api: $(wildcard labs/$(1)/*.h) | $(DEPS_OK)
+	$$(call msg,API,$$@)
+	@mkdir -p $$(@D)
+	$(Q)for h in $$^; do \
+		$(CC) -D_GNU_SOURCE -Icommon -Ilabs/$(1) $$(PKG_CFLAGS) -fsyntax-only \
+			-aux-info $$@.aux -x c $$$$h || exit 1; \
+		grep -F "/* $$$$h:" $$@.aux | sed 's|^/\*[^*]*\*/ *||; s/ *(.*//; s/.*[ *]//'; \
+	done | sort -u >$$@.tmp && rm -f $$@.aux && mv $$@.tmp $$@
+# The test list, from the grader's code without the student's (the runner
+# trusts no list a student object could have changed).
+$(O)/grader/list/$$($(1)_ID): $(O)/obj/labs/$(1)/grade.o $$($(1)_OBJS) $(GRADE_OBJS)
+	$$(call msg,LD,$$@)
+	@mkdir -p $$(@D)
+	$(Q)$(CC) $$(ALL_LDFLAGS) -no-pie -Wl,--unresolved-symbols=ignore-all -o $$@ \
+		$$(filter %.o,$$^) $$(filter %.a,$$^) $$(ALL_LDLIBS)
 $(O)/grader/$$($(1)_ID): $(O)/obj/labs/$(1)/grade.o \
 		$(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) $(GRADE_OBJS) \
-		| $$($(1)_NEEDS)
+		| $$($(1)_NEEDS) $(GRADE_RUN)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
 $(O)/grader/$$($(1)_ID)-sol: $(O)/obj/labs/$(1)/grade.o \
 		$(O)/obj/solutions/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) $(GRADE_OBJS) \
-		| $$($(1)_NEEDS)
+		| $$($(1)_NEEDS) $(GRADE_RUN)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
@@ -140,7 +162,7 @@ $(call patched_rules,$(1),wrong,solutions/wrong/$(1))
 $(call patched_rules,$(1),mutant,$(O)/mutants/$(1))
 $(O)/grader/alt/$(1)/%: $(O)/obj/labs/$(1)/grade.o \
 		$(O)/obj/solutions/alt/$(1)/%.o $$($(1)_OBJS) $(GRADE_OBJS) \
-		| $$($(1)_NEEDS)
+		| $$($(1)_NEEDS) $(GRADE_RUN)
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$$(link)
@@ -190,23 +212,43 @@ wrong-show: $(if $(W),$(O)/src/wrong/$(W).c)
 	@echo '$(O)/src/wrong/$(W).c: copy it over the lab'"'"'s student file to try it'
 alt-graders: $(ALT_GRADERS)
 
-# grade: runs each selected lab's grader (each test in its own process), then
-# prints the total.  Exit status with SOL=1 or STRICT=1: 0 every graded test
-# passed, 1 some did not.  For students (neither set) failing tests are the
-# normal state of a lab in progress, so the exit status is 0 once grading ran.
-# Always: 2 bad arguments, 3 the harness itself failed.
+# grade: the runner (grade-run) grades each selected lab: it checks the
+# student object (the seal), runs each test in its own contained exec of
+# the grader, then prints the total.  Exit status with SOL=1 or STRICT=1: 0
+# every graded test passed, 1 some did not.  For students (neither set)
+# failing tests are the normal state of a lab in progress, so the exit
+# status is 0 once grading ran.  Always: 2 bad arguments, 3 the harness
+# itself failed, 4 graded but the output was cut (`| head`), 130 interrupted.
 STRICT ?= $(SOL)
 GRADE_DIR := $(O)/grade
 SEL_PROGRAMS := $(patsubst %,$(O)/bin/%$(SUFFIX),$(call ids,$(SELECTED)))
-grade: $(SEL_GRADERS) $(SEL_PROGRAMS) $(GRADE_REPORT)
-	@mkdir -p $(GRADE_DIR)/labs
-	@$(if $(LAB),,rm -f $(GRADE_DIR)/labs/*.frag;) status=0; \
-	for g in $(SEL_GRADERS); do \
-		$$g --out $(GRADE_DIR) --rerun '$(RERUN)' $(if $(T),--only '$(T)') \
-			|| status=$$?; \
-	done; \
-	$(GRADE_REPORT) --out $(GRADE_DIR) $(if $(LAB),--labs '$(SELECTED)') \
-		|| status=$$?; \
+SEL_LISTERS := $(patsubst %,$(O)/grader/list/%,$(call ids,$(SELECTED)))
+SEL_APIS := $(patsubst %,$(O)/seal/%.api,$(SELECTED))
+# The seal reads the plain build's object (a sanitizer adds constructors
+# and calls of its own), built by a sub-make under SAN=.
+student_obj = $(BUILD)/obj/$(if $(filter 1,$(SOL)),solutions,labs)/$(1)/$($(1)_STUDENT:.c=.o)
+# Tests marked GRADE_TEST_TSAN also run from a ThreadSanitizer build.
+TSAN_LABS := $(if $(SAN),,$(foreach l,$(SELECTED),$(if $(shell grep -l GRADE_TEST_TSAN labs/$(l)/grade.c 2>/dev/null),$(l))))
+tsan_grader = $(BUILD)/san-thread/grader/$($(1)_ID)$(SUFFIX)
+lab_args = --lab $(1) --grader $(O)/grader/$($(1)_ID)$(SUFFIX) \
+	--lister $(O)/grader/list/$($(1)_ID) --object $(call student_obj,$(1)) \
+	--api $(O)/seal/$(1).api $(if $(filter $(1),$(TSAN_LABS)),--tsan $(call tsan_grader,$(1)))
+# A grade run links its graders afresh: a binary replaced in build/ since
+# the last build changes nothing.
+ifneq ($(filter grade,$(MAKECMDGOALS)),)
+$(SEL_GRADERS) $(SEL_LISTERS): FORCE
+endif
+.PHONY: FORCE
+FORCE:
+grade: $(SEL_GRADERS) $(SEL_LISTERS) $(SEL_APIS) $(SEL_PROGRAMS) $(GRADE_RUN)
+	@$(if $(SAN),$(MAKE) -s --no-print-directory SAN= \
+		$(foreach l,$(SELECTED),$(call student_obj,$(l))) >&2 || exit 3;) \
+	$(if $(TSAN_LABS),$(MAKE) -s --no-print-directory SAN=thread \
+		$(foreach l,$(TSAN_LABS),$(call tsan_grader,$(l))) >&2 || exit 3;) \
+	status=0; $(GRADE_RUN) grade --out $(GRADE_DIR) --rerun '$(RERUN)' \
+		--seal common/grade/seal.sh $(if $(LAB),,--fresh) \
+		$(if $(T),--only '$(T)') $(if $(TEST),--test '$(TEST)') \
+		$(foreach l,$(SELECTED),$(call lab_args,$(l))) || status=$$?; \
 	if [ $$status = 1 ] && [ '$(STRICT)' != 1 ]; then status=0; fi; \
 	exit $$status
 
@@ -222,6 +264,7 @@ help:
 	@echo '  make grade           grade your labs (labs/); results in build/grade/'
 	@echo '       LAB=ex01        ... only one lab'
 	@echo '       T=substring     ... only the tests whose name contains substring'
+	@echo '       TEST=name       ... only the test with exactly that name'
 	@echo '       SOL=1           ... grade the reference solutions instead'
 	@echo '       SAN=address     ... under AddressSanitizer + UBSan (SAN=thread: TSan)'
 	@echo '  make data            re-measure every experiment into data/*.csv (LAB=exNN: one lab)'

@@ -9,13 +9,22 @@ $(COMMON_LIB): $(patsubst %.c,$(O)/obj/%.o,$(COMMON_SRCS))
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-GRADE_OBJS := $(O)/obj/common/grade/grade.o $(O)/obj/common/grade/results.o \
-	$(O)/obj/common/grade/evalloc.o
+# The grading harness has two halves.  GRADE_OBJS are linked into every
+# grader, beside the student's code (untrusted: they run one test per exec).
+# grade-run is the trusted runner: no student code, the only writer and
+# reader of results (common/grade/runner.h); grade-report and grade-note are
+# the same program under the names the scripts know.
+GRADE_OBJS := $(O)/obj/common/grade/grade.o $(O)/obj/common/grade/evalloc.o
+RUNNER_OBJS := $(patsubst %,$(O)/obj/common/grade/%.o,runner contain store results)
+GRADE_RUN := $(O)/bin/grade-run
 GRADE_REPORT := $(O)/bin/grade-report
-$(GRADE_REPORT): $(O)/obj/common/grade/report.o $(O)/obj/common/grade/results.o
+GRADE_NOTE := $(O)/bin/grade-note
+$(GRADE_RUN): $(RUNNER_OBJS)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
-	$(Q)$(link)
+	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $$(pkg-config --libs libseccomp libcrypto) -lm
+$(GRADE_REPORT) $(GRADE_NOTE): $(GRADE_RUN)
+	$(Q)ln -f $< $@
 
 UNIT_TESTS := $(patsubst common/tests/%.c,$(O)/test/%,$(wildcard common/tests/test_*.c))
 $(O)/test/%: $(O)/obj/common/tests/%.o $(COMMON_LIB)
@@ -25,14 +34,14 @@ $(O)/test/%: $(O)/obj/common/tests/%.o $(COMMON_LIB)
 
 # Self-test of the harness: a fake lab whose tests hang, crash and misbehave.
 SELFTEST := $(O)/grader/selftest
-$(SELFTEST): $(O)/obj/common/grade/selftest.o $(GRADE_OBJS) $(COMMON_LIB)
+$(SELFTEST): $(O)/obj/common/grade/selftest.o $(GRADE_OBJS) $(COMMON_LIB) | $(GRADE_RUN)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(link)
 
 .PHONY: unit-tests
 unit-tests: $(UNIT_TESTS)
-tools: $(GRADE_REPORT) $(UNIT_TESTS) $(SELFTEST)
+tools: $(GRADE_RUN) $(GRADE_REPORT) $(GRADE_NOTE) $(UNIT_TESTS) $(SELFTEST)
 
 # common/*/*.mk (save server, bench, charts, workflow) are included at the
 # end of the top-level Makefile, once the lab variables exist.

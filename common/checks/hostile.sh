@@ -1,50 +1,195 @@
 #!/usr/bin/env bash
-# make check, hostile code: a pristine copy of the suite whose ex01 student
-# file segfaults, aborts, exits, floods its output, forks, scribbles over
-# results.json and loops forever (common/checks/hostile/round_robin.c).
-# `make grade` must finish, give each of those tests the right status, grade
-# every other lab, leave a valid results.json and nothing running.
+# make check, hostile code: a pristine copy of the suite graded with hostile
+# ex01 student files (common/checks/hostile/*.c, one attack each; the
+# "Expect:" line of each file says what the runner must report).  For every
+# attack: ex01 scores 0 with a status naming what happened, the other labs
+# are graded, results.json is valid, nothing is left running, and no file
+# outside build/ changed.  Then attacks that need no student file: planted
+# fragments, a replaced grader, Ctrl-C during a hanging test, and the
+# output piped into head.
 set -u
 tmp=${TMP:-$(mktemp -d)}/hostile
-rm -rf "$tmp" && mkdir -p "$tmp/tree"
+tree="$tmp/tree"
+rm -rf "$tmp" && mkdir -p "$tree"
 source common/workflow/lib.sh
-wf_suite_files . | wf_copy_files . "$tmp/tree"
-cp common/checks/hostile/round_robin.c "$tmp/tree/labs/ex01_round_robin/round_robin.c"
+wf_suite_files . | wf_copy_files . "$tree"
+cases=$(cd common/checks/hostile && ls *.c)
+cp -r common/checks/hostile "$tmp/cases"
+student="$tree/labs/ex01_round_robin/round_robin.c"
+cp "$student" "$tmp/stub.c"
+n_labs=$(ls "$tree"/labs/*/lab.mk | wc -l)
 
-(cd "$tmp/tree" && env -u BUILD -u LAB -u MAKEFLAGS -u MFLAGS -u MAKELEVEL timeout 600 make -s grade >"$tmp/grade.log" 2>&1)
-rc=$?
-[ $rc -eq 0 ] && echo "PASS hostile: make grade finished (exit 0)" ||
-	echo "FAIL hostile: make grade exited $rc (see $tmp/grade.log)"
+run_make() {   # run_make LOG ARGS...: make in the tree, clean environment
+	local log=$1
+	shift
+	(cd "$tree" && env -u BUILD -u LAB -u T -u TEST -u SOL -u MAKEFLAGS -u MFLAGS \
+		-u MAKELEVEL timeout 600 make -s "$@" >"$log" 2>&1)
+}
+field() { "$tree/build/bin/grade-run" field --out "$tree/build/grade" --lab "$1" "$2"; }
+# Processes started from the tree (their working folder is in it): other
+# suites may be grading on the same machine at the same time.
+leftovers() {
+	local p
+	for p in /proc/[0-9]*; do
+		[[ $(readlink "$p/cwd" 2>/dev/null) == "$tree"* ]] && echo "${p#/proc/}"
+	done
+}
+kill_leftovers() { local p; for p in $(leftovers); do kill -KILL "$p" 2>/dev/null; done; }
+ok() { echo "PASS hostile: $*"; }
+no() { echo "FAIL hostile: $*"; }
 
-frag="$tmp/tree/build/grade/labs/ex01_round_robin.frag"
-tag() { grep -F "\"ex01_round_robin/$1\"" "$frag" | sed -n 's/.*"tags": \["\([a-z]*\)"\].*/\1/p'; }
+# What every attack must leave: results.json valid, labs graded, nothing
+# running, and no file outside build/ touched.
+aftermath() {   # aftermath NAME LABS_EXPECTED
+	local name=$1 want=$2 graded=0 lab changed
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' \
+		"$tree/build/grade/results.json" 2>/dev/null &&
+		ok "$name: results.json is valid JSON" || no "$name: results.json is not valid JSON"
+	for lab in $(cd "$tree/labs" && ls -d ex*); do
+		[ -n "$(field "$lab" 2)" ] && graded=$((graded + 1))
+	done
+	[ "$graded" -ge "$want" ] && ok "$name: $graded labs graded" ||
+		no "$name: only $graded labs graded, $want expected"
+	if [ -n "$(leftovers)" ]; then
+		no "$name: processes the student code started are still running: $(leftovers | tr '\n' ' ')"
+		kill_leftovers
+	else
+		ok "$name: nothing the student code started is still running"
+	fi
+	changed=$(cd "$tree" && find . -path ./build -prune -o -newer "$tmp/stamp" -type f -print |
+		grep -v '^./labs/ex01_round_robin/round_robin.c$')
+	[ -z "$changed" ] && [ ! -e /tmp/yieldlab-hostile-was-here ] &&
+		ok "$name: no file outside build/ changed" ||
+		no "$name: files outside build/ changed: $changed $(ls /tmp/yieldlab-hostile-was-here 2>/dev/null)"
+	rm -f /tmp/yieldlab-hostile-was-here
+}
+
+# One attack: the case file as ex01's student file, graded with ex02.
+attack() {   # attack CASE.c
+	local c=$1 name=${1%.c} expect log="$tmp/${1%.c}.log" score
+	expect=$(sed -n 's/^ \* Expect: *//p' "$tmp/cases/$c")
+	cp "$tmp/cases/$c" "$student"
+	touch "$tmp/stamp"
+	sleep 1
+	run_make "$log" grade LAB=ex01,ex02
+	score=$(field ex01_round_robin 2)
+	[ "$score" = 0 ] && ok "$name: ex01 scores 0" || no "$name: ex01 scored '$score' (see $log)"
+	if [ "$name" = runtime ]; then
+		return
+	elif grep -qF -- "$expect" "$log" && grep -qF -- "$expect" "$tree/build/grade/results.json"; then
+		ok "$name: the status names it ('$expect')"
+	else
+		no "$name: '$expect' is not in the terminal output and results.json (see $log)"
+	fi
+	if grep -q $'\033' "$log" || grep -q '^Score: 800\|^Total score: 800' "$log"; then
+		no "$name: the test drew on the terminal (escape sequence or fake score)"
+	fi
+	aftermath "$name" 2
+}
+
+# Full make grade once: the stubs everywhere, so the tree is built.
+touch "$tmp/stamp"
+run_make "$tmp/first.log" grade || no "the first make grade failed (see $tmp/first.log)"
+for c in $cases; do
+	[ "$c" = hang.c ] && continue
+	attack "$c"
+done
+
+# The runtime attacks, test by test.
+tag() { "$tree/build/bin/grade-run" tags --out "$tree/build/grade" --lab ex01_round_robin |
+	awk -v n="$1" '$1 == n { print $2 }'; }
 expect() {
 	local got
 	got=$(tag "$1")
-	[ "$got" = "$2" ] && echo "PASS hostile: $3 -> $1 is '$2'" ||
-		echo "FAIL hostile: $3 -> $1 is '$got', expected '$2'"
+	[ "$got" = "$2" ] && ok "runtime: $3 -> $1 is '$2'" ||
+		no "runtime: $3 -> $1 is '$got', expected '$2'"
 }
+cp "$tmp/cases/runtime.c" "$student"
+run_make "$tmp/runtime.log" grade LAB=ex01
 expect two_tasks_alternate_strictly crash "a segfault"
 expect four_tasks_keep_fifo_order_every_round crash "abort()"
-expect no_yield_mode_runs_one_task_to_completion_first crash "exit(0) inside a test"
+expect no_yield_mode_runs_one_task_to_completion_first fail "memory until refused"
 expect loop_ends_by_itself_when_tasks_finish crash "megabytes of output"
 expect heartbeat_fires_between_steps_of_a_long_task timeout "an endless loop"
-expect a_nonblocking_loop_runs_a_yielding_task_to_its_end timeout "an endless loop after scribbling"
 
-labs=$(ls "$tmp"/tree/labs/*/lab.mk | wc -l)
-frags=$(ls "$tmp"/tree/build/grade/labs/*.frag 2>/dev/null | wc -l)
-[ "$labs" = "$frags" ] && echo "PASS hostile: all $labs labs were graded" ||
-	echo "FAIL hostile: $frags of $labs labs were graded"
-if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' \
-	"$tmp/tree/build/grade/results.json" 2>/dev/null; then
-	echo "PASS hostile: results.json is valid JSON"
+# Planted fragments: a full-marks ex02 and a lab that does not exist.
+cp "$tmp/stub.c" "$student"
+touch "$tmp/stamp"
+printf 'ex02_lag_meter 100 100 8 8\nhmac %064d\n' 0 >"$tree/build/grade/labs/ex02_lag_meter.frag"
+printf 'zz_extra 999 999 9 9\n' >"$tree/build/grade/labs/zz_extra.frag"
+run_make "$tmp/planted.log" grade LAB=ex01
+if grep -q 'ignored.*ex02_lag_meter.frag' "$tmp/planted.log" &&
+	grep -q 'ignored.*zz_extra.frag' "$tmp/planted.log" &&
+	! grep -q 'zz_extra\|ex02_lag_meter/' "$tree/build/grade/results.json"; then
+	ok "planted fragments: ignored and said so; neither reached results.json"
 else
-	echo "FAIL hostile: results.json is not valid JSON"
+	no "planted fragments were merged, or not reported (see $tmp/planted.log)"
 fi
-if pgrep -f 'sleep 3601' >/dev/null; then
-	pkill -f 'sleep 3601'
-	echo "FAIL hostile: a process the student code started is still running"
+
+# A replaced grader binary: make grade links it afresh.
+printf '#!/bin/sh\necho REPLACED-GRADER\n' >"$tree/build/grader/ex01"
+run_make "$tmp/replaced.log" grade LAB=ex01
+if ! grep -q REPLACED "$tmp/replaced.log" && [ "$(field ex01_round_robin 2)" = 0 ] &&
+	head -c 4 "$tree/build/grader/ex01" | grep -q ELF; then
+	ok "a replaced build/grader/ex01 is linked again and never run"
 else
-	echo "PASS hostile: nothing the student code started is still running"
+	no "a replaced grader binary was run (see $tmp/replaced.log)"
 fi
-rm -rf "$tmp/tree/build"
+
+# Ctrl-C during a hanging test: every test process is killed first.
+cp "$tmp/cases/hang.c" "$student"
+(cd "$tree" && exec setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u LAB -u BUILD \
+	make -s grade LAB=ex01 >"$tmp/ctrl-c.log" 2>&1) &
+bg=$!
+for _ in $(seq 100); do
+	grep -q "^ex01_round_robin" "$tmp/ctrl-c.log" 2>/dev/null && break
+	sleep 0.1
+done
+sleep 1
+kill -INT -- -"$bg" 2>/dev/null
+wait "$bg"
+rc=$?
+sleep 0.3
+if [ $rc -ne 0 ] && [ -z "$(leftovers)" ] && grep -q interrupted "$tmp/ctrl-c.log"; then
+	ok "Ctrl-C during a hanging test: make grade stops (exit $rc), the test is killed"
+else
+	no "Ctrl-C: exit $rc, or a test still running: $(leftovers | tr '\n' ' ') (see $tmp/ctrl-c.log)"
+	kill_leftovers
+fi
+
+# make grade | head: the output is cut, the results are not.
+cp "$tmp/stub.c" "$student"
+(cd "$tree" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u LAB -u BUILD \
+	make -s grade 2>"$tmp/head.err" | head -3 >/dev/null; echo "${PIPESTATUS[0]}" >"$tmp/head.rc")
+n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["tests"]))' \
+	"$tree/build/grade/results.json" 2>/dev/null)
+total=$(for g in "$tree"/build/grader/list/*; do "$g" --list; done | grep -c .)
+# make reports the runner's status 4 as "Error 4" (and exits 2 itself).
+if [ "$(cat "$tmp/head.rc")" != 0 ] && [ "$n" = "$total" ] && grep -q 'output was cut' "$tmp/head.err" &&
+	grep -q 'Error 4' "$tmp/head.err"; then
+	ok "make grade | head: all $total tests graded; the status (runner: 4) says the output was cut"
+else
+	no "make grade | head: exit $(cat "$tmp/head.rc"), $n of $total tests in results.json"
+fi
+# The same attacks through make grade-all (grade-submission's engine):
+# one submission per attack, each holding only its ex01 file.
+mkdir -p "$tmp/subs"
+for c in pipe_pass defines_fail constructor; do
+	mkdir -p "$tmp/subs/$c"
+	cp "$tmp/cases/$c.c" "$tmp/subs/$c/round_robin.c"
+done
+cp "$tmp/stub.c" "$student"
+touch "$tmp/stamp"
+run_make "$tmp/grade-all.log" grade-all SUBS="$tmp/subs" LAB=ex01
+for c in pipe_pass defines_fail constructor; do
+	res="$tree/build/submissions/$c/results.json"
+	expect=$(sed -n 's/^ \* Expect: *//p' "$tmp/cases/$c.c")
+	if [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$res" 2>/dev/null)" = 0 ] &&
+		grep -qF -- "$expect" "$res"; then
+		ok "grade-all: $c scores 0 and its results.json names it ('$expect')"
+	else
+		no "grade-all: $c: not 0, or '$expect' missing in $res (see $tmp/grade-all.log)"
+	fi
+done
+aftermath grade-all 1
+rm -rf "$tree/build"

@@ -3,7 +3,8 @@
 #
 #  1. a -Werror build of everything;
 #  2. the unit tests of common/ (cmocka);
-#  3. the harness grading its own misbehaving fake lab;
+#  3. the harness grading its own misbehaving fake lab (and forging), and
+#     the seal accepting every reference, alternative and wrong solution;
 #  4. every lab: the reference gets full marks, the stub gets zero and
 #     never hangs, every wrong solution is rejected by the test it names;
 #  5. the reference solutions under AddressSanitizer + UBSan, and under
@@ -71,13 +72,13 @@ for mk in labs/*/lab.mk; do
 done
 lab_id() { echo "${1%%_*}"; }
 
-# frag_field LAB_OUT LAB N: field N of the fragment's first line
-# (lab score max passed count).
-frag_field() { awk -v n="$3" 'NR == 1 { print $n }' "$1/labs/$2.frag" 2>/dev/null; }
-# test_tag OUT LAB TEST: the status the harness gave one test.
+# The runner is the only reader of the results files.
+# frag_field OUT LAB N: field N of a lab's result (lab score max passed count).
+frag_field() { "$B"/bin/grade-run field --out "$1" --lab "$2" "$3" 2>/dev/null; }
+# test_tag OUT LAB TEST: the status the runner gave one test.
 test_tag() {
-	grep -F "\"name\": \"$2/$3\"" "$1/labs/$2.frag" 2>/dev/null |
-		sed -n 's/.*"tags": \["\([a-z]*\)"\].*/\1/p'
+	"$B"/bin/grade-run tags --out "$1" --lab "$2" 2>/dev/null |
+		awk -v n="$3" '$1 == n { print $2 }'
 }
 
 json_valid() {
@@ -127,12 +128,45 @@ for name in $("$B"/grader/selftest --list | awk '{ print $1 }'); do
 done
 json_valid "$out/results.json" && pass "harness: results.json is valid JSON after hostile output" ||
 	fail "harness: results.json is not valid JSON"
-if pgrep -f 'sleep 3600' >/dev/null; then
-	pkill -f 'sleep 3600'
+npass=$("$B"/grader/selftest --list | grep -c '^status_pass_')
+score=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$out/results.json" 2>/dev/null)
+[ "$score" = "$npass" ] && [ "$(frag_field "$out" selftest 2)" = "$npass" ] &&
+	pass "harness: the score is the runner's ($npass), not the planted full-marks fragment" ||
+	fail "harness: score '$score', expected $npass: a planted or forged result counted"
+if grep -q zz_planted "$out/results.json"; then
+	fail "harness: a planted fragment was merged into results.json"
+else
+	pass "harness: a planted fragment is ignored"
+fi
+if grep -q $'\033' "$TMP/selftest.log"; then
+	fail "harness: an escape sequence from a test reached the terminal"
+else
+	pass "harness: test output on the terminal is sanitised (no escape sequence)"
+fi
+if pgrep -f 'sleep 360[02]' >/dev/null; then
+	pkill -f 'sleep 360[02]'
 	fail "harness: a test's grandchild was left running"
 else
-	pass "harness: nothing a test started is left running"
+	pass "harness: nothing a test started is left running (double fork and setsid included)"
 fi
+
+section "the seal: every reference, alternative, wrong solution and stub passes it"
+seal_one() {   # seal_one LAB OBJECT
+	local msg
+	if msg=$(bash common/grade/seal.sh "$2" "$B/seal/$1.api" "$1"); then
+		pass "seal: $2"
+	else
+		fail "seal: $2 is refused: $msg"
+	fi
+}
+make -s BUILD="$B" $(for lab in "${labs[@]}"; do echo "$B/seal/$lab.api"; done) >/dev/null 2>&1
+for lab in "${labs[@]}"; do
+	file=$(sed -n 's/.*_STUDENT *:= *//p' "labs/$lab/lab.mk")
+	for o in "$B/obj/labs/$lab/${file%.c}.o" "$B/obj/solutions/$lab/${file%.c}.o" \
+		"$B"/obj/solutions/alt/"$lab"/*.o "$B"/obj/wrong/"$lab"/*.o; do
+		[ -f "$o" ] && seal_one "$lab" "$o"
+	done
+done
 
 section "labs: reference full marks, stub zero, wrong solutions rejected"
 for lab in "${labs[@]}"; do
@@ -147,7 +181,7 @@ for lab in "${labs[@]}"; do
 	out="$TMP/stub-$id"
 	"$B"/grader/"$id" --out "$out" >"$TMP/stub-$id.log" 2>&1
 	score=$(frag_field "$out" "$lab" 2)
-	if [ "$score" = 0 ] && ! grep -q '"tags": \["timeout"\]' "$out/labs/$lab.frag"; then
+	if [ "$score" = 0 ] && ! "$B"/bin/grade-run tags --out "$out" --lab "$lab" | grep -q ' timeout$'; then
 		pass "$id: the stub scores 0, every test ends without a timeout"
 	else
 		cat "$TMP/stub-$id.log"
@@ -158,7 +192,7 @@ for lab in "${labs[@]}"; do
 		m=$(basename "$src" .patch)
 		catcher=$(sed -n 's/.*Caught by: *\([a-z0-9_]*\).*/\1/p' "$src" | head -1)
 		out="$TMP/wrong-$id-$m"
-		"$B"/grader/wrong/"$lab/$m" --out "$out" >"$out.log" 2>&1
+		"$B"/grader/wrong/"$lab/$m" --out "$out" ${catcher:+--test "$catcher"} >"$out.log" 2>&1
 		rc=$?
 		score=$(frag_field "$out" "$lab" 2)
 		max=$(frag_field "$out" "$lab" 3)

@@ -1,27 +1,35 @@
+/*
+ * The half of the harness that is linked into each grader, beside the
+ * student's code, and is therefore untrusted: it lists the tests and runs
+ * exactly one of them per process (--run-one), reporting on a pipe the
+ * runner gave it.  It decides no score.  Everything that does — timeouts,
+ * containment, verdicts, results files — lives in the runner, grade-run
+ * (common/grade/runner.c), which never links student code.
+ *
+ * Run directly (build/grader/ex01-sol --out DIR), a grader hands itself to
+ * the runner, so every way of grading goes through the same verdicts.
+ */
 #include "grade.h"
 
 #include "evalloc.h"
-#include "results.h"
+#include "saveproc.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
 #define SANITIZER_SCALE 3.0
+#define SANITIZER_NAME "address"
 /* Sanitizer reports must end the child so the test is marked a crash. */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
@@ -30,6 +38,7 @@ const char *__asan_default_options(void)
 }
 #elif defined(__SANITIZE_THREAD__)
 #define SANITIZER_SCALE 5.0
+#define SANITIZER_NAME "thread"
 const char *__tsan_default_options(void);
 const char *__tsan_default_options(void)
 {
@@ -37,28 +46,20 @@ const char *__tsan_default_options(void)
 }
 #else
 #define SANITIZER_SCALE 1.0
+#define SANITIZER_NAME "none"
 #endif
 
-/* A child may write at most this much output; past it, SIGXFSZ ends it. */
-#define OUTPUT_LIMIT_BYTES (16L << 20)
-/* Lines of a failing test's output shown on the terminal. */
-#define SHOWN_LINES 24
+/* Linked in only by the graders that start a save server (ex06-ex08): a
+ * weak reference does not pull saveproc.o from the library. */
+#pragma weak saveproc_start_logged
 
-struct outcome {
-	const char *status;   /* pass fail timeout crash error */
-	char detail[256];     /* how a timeout or crash happened */
-	double seconds;
-	char *output;         /* what the child printed (first 64 KiB) */
-	size_t output_len;
-};
+/* The nonce is at most this long (the runner sends 32 hex digits). */
+#define NONCE_MAX 64
 
-struct run {
-	const char *lab, *title, *out_dir, *rerun, *only;
-	const struct grade_test *tests;
-	size_t n_tests;
-	struct outcome *outcomes;   /* one per test; status NULL if not run */
-	bool color;
-};
+/* The test being run, and what the wrapper saw of it. */
+static const struct grade_test *running;
+static bool test_returned;      /* the test function returned normally */
+static bool grade_failed;       /* grade_fail() was called */
 
 double grade_time_scale(void)
 {
@@ -81,6 +82,7 @@ void grade_fail(const char *file, int line, const char *expected,
 	char got[2048];
 	va_list ap;
 
+	grade_failed = true;
 	va_start(ap, fmt);
 	vsnprintf(got, sizeof(got), fmt, ap);
 	va_end(ap);
@@ -88,464 +90,235 @@ void grade_fail(const char *file, int line, const char *expected,
 	_fail(file, line);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
+/* ---- one test in this process -------------------------------------------- */
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+/* cmocka catches these and goes on; the runner should see the real signal. */
+static void restore_fatal_signals(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGFPE, SIGILL, SIGBUS, SIGSYS };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
 }
 
-/* ---- the child: one test, then a positive report on status_fd ---------- */
-
-static void child_main(const struct grade_test *t, int status_fd, int out_fd)
+/* Runs the test and notes that it came back: skip() and a failure jump out
+ * of it, so a test that did not return cannot pass. */
+static void wrapped_test(void **state)
 {
-	struct rlimit fsize = { OUTPUT_LIMIT_BYTES, OUTPUT_LIMIT_BYTES };
-	struct CMUnitTest unit = { .name = t->name, .test_func = t->fn };
-	int devnull = open("/dev/null", O_RDONLY);
-	int failed;
-
-	setpgid(0, 0);
-	if (devnull >= 0)
-		dup2(devnull, STDIN_FILENO);
-	dup2(out_fd, STDOUT_FILENO);
-	dup2(out_fd, STDERR_FILENO);
-	setrlimit(RLIMIT_FSIZE, &fsize);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	/* Before the test's first libevent call: graders count what is freed. */
-	evalloc_install();
-
-	failed = _cmocka_run_group_tests(t->name, &unit, 1, NULL, NULL);
-#if defined(__SANITIZE_ADDRESS__)
-	if (!failed && __lsan_do_recoverable_leak_check() != 0)
-		failed = 1;
-#endif
-	fflush(NULL);
-	if (failed == 0 && write(status_fd, "PASS", 4) != 4)
-		_exit(3);
-	_exit(0);
+	restore_fatal_signals();
+	running->fn(state);
+	test_returned = true;
 }
 
-/* ---- the parent: wait with a deadline, contain, classify ---------------- */
-
-/* Kills whatever the test left behind: its process group, and any orphan
- * that escaped it and was handed to us as the subreaper. */
-static void kill_leftovers(pid_t pgid)
+/* The graders of labs with no helper process start none, and neither may
+ * the code under test: no fork, no exec (threads are still fine).  A
+ * filter cannot be lifted once loaded.  Not under a sanitizer, whose
+ * runtime clones helpers (LeakSanitizer) or starts a symbolizer. */
+static int forbid_spawning(void)
 {
-	char path[64], buf[4096];
-	FILE *f;
+	scmp_filter_ctx ctx;
+	int rc;
 
-	kill(-pgid, SIGKILL);
-	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
-	f = fopen(path, "r");
-	if (f) {
-		while (fscanf(f, "%4095s", buf) == 1)
-			kill((pid_t)atoi(buf), SIGKILL);
-		fclose(f);
-	}
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	if (strcmp(SANITIZER_NAME, "none") != 0)
+		return 0;
+	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (!ctx)
+		return -1;
+	rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(fork), 0);
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(vfork), 0);
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(execve), 0);
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(execveat), 0);
+	/* clone3's flags sit in memory a filter cannot read: glibc falls back
+	 * to clone, whose flags it can. */
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+			       SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
+	if (rc == 0)
+		rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return rc;
 }
 
-static bool wait_with_deadline(pid_t pid, double deadline, int *wstatus)
+/* Reads the nonce before any code under test runs, and closes its pipe, so
+ * the test has no descriptor left to learn it from. */
+static int read_nonce(int fd, char *nonce, size_t size)
 {
-	struct timespec tick = { 0, 1000000 };
-
-	for (;;) {
-		pid_t r = waitpid(pid, wstatus, WNOHANG);
-
-		if (r == pid || (r == -1 && errno != EINTR))
-			return true;
-		if (now_s() > deadline) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, wstatus, 0);
-			return false;
-		}
-		nanosleep(&tick, NULL);
-	}
-}
-
-static void read_output(int fd, struct outcome *o)
-{
-	size_t cap = 64 * 1024;
+	size_t len = 0;
 	ssize_t n;
 
-	o->output = malloc(cap + 1);
-	o->output_len = 0;
-	if (!o->output)
-		return;
-	lseek(fd, 0, SEEK_SET);
-	while (o->output_len < cap &&
-	       (n = read(fd, o->output + o->output_len, cap - o->output_len)) > 0)
-		o->output_len += (size_t)n;
-	o->output[o->output_len] = '\0';
+	while (len + 1 < size && (n = read(fd, nonce + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	nonce[len] = '\0';
+	nonce[strcspn(nonce, "\n")] = '\0';
+	return len > 0 ? 0 : -1;
 }
 
-static bool output_has(const struct outcome *o, const char *needle)
+static void write_verdict(int fd, const char *word, const char *nonce,
+			  const char *why)
 {
-	return o->output && memmem(o->output, o->output_len, needle,
-				   strlen(needle)) != NULL;
+	char line[256];
+	int len = snprintf(line, sizeof(line), "%s %s %s\n", word, nonce, why);
+
+	if (len > 0 && write(fd, line, (size_t)len) != len)
+		_exit(3);
+	close(fd);
 }
 
-static void classify_signal(struct outcome *o, int sig)
+static int run_one(const struct grade_test *t, int nonce_fd, int verdict_fd,
+		   bool no_spawn)
 {
-	o->status = "crash";
-	if (sig == SIGXFSZ)
-		snprintf(o->detail, sizeof(o->detail),
-			 "printed more than %ld MiB of output and was stopped",
-			 OUTPUT_LIMIT_BYTES >> 20);
-	else if (sig == SIGABRT)
-		snprintf(o->detail, sizeof(o->detail),
-			 "aborted (SIGABRT): abort(), a failed assert() or a "
-			 "sanitizer report");
-	else
-		snprintf(o->detail, sizeof(o->detail), "killed by signal %d (%s)",
-			 sig, strsignal(sig));
-}
+	struct CMUnitTest unit = { .name = t->name, .test_func = wrapped_test };
+	char nonce[NONCE_MAX];
+	int failures;
+	bool leaked = false;
 
-static void classify(struct outcome *o, bool finished, int ws, bool passed,
-		     double timeout_s)
-{
-	if (!finished) {
-		o->status = "timeout";
-		snprintf(o->detail, sizeof(o->detail),
-			 "still running after %.1f s; killed", timeout_s);
-	} else if (WIFSIGNALED(ws)) {
-		classify_signal(o, WTERMSIG(ws));
-	} else if (passed) {
-		o->status = "pass";
-	} else if (output_has(o, "Test failed with exception")) {
-		o->status = "crash";
-		snprintf(o->detail, sizeof(o->detail),
-			 "crashed (cmocka caught a fatal signal, see the output)");
-	} else if (output_has(o, "[  FAILED  ]")) {
-		o->status = "fail";
-	} else {
-		o->status = "crash";
-		snprintf(o->detail, sizeof(o->detail),
-			 "the process exited with status %d before the test "
-			 "finished (exit() called from the code under test?)",
-			 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+	if (read_nonce(nonce_fd, nonce, sizeof(nonce)) != 0) {
+		fprintf(stderr, "grader: no nonce on fd %d\n", nonce_fd);
+		return 3;
 	}
-}
-
-static int open_log(const struct run *r, const struct grade_test *t)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/logs/%s", r->out_dir, r->lab);
-	mkdir(r->out_dir, 0755);
-	snprintf(path, sizeof(path), "%s/logs", r->out_dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/logs/%s", r->out_dir, r->lab);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/logs/%s/%s.log", r->out_dir, r->lab,
-		 t->name);
-	return open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-}
-
-static void run_one_test(const struct run *r, const struct grade_test *t,
-		     struct outcome *o)
-{
-	double timeout_s = t->timeout_ms / 1000.0 * grade_time_scale();
-	int status_pipe[2], out_fd, ws = 0;
-	double start = now_s();
-	bool finished, passed = false;
-	char token[8] = "";
-	pid_t pid;
-
-	memset(o, 0, sizeof(*o));
-	out_fd = open_log(r, t);
-	if (out_fd < 0 || pipe2(status_pipe, O_CLOEXEC) != 0) {
-		o->status = "error";
-		snprintf(o->detail, sizeof(o->detail), "harness: %s",
-			 strerror(errno));
-		return;
-	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (no_spawn && forbid_spawning() != 0)
+		printf("grader: could not forbid fork/exec (no seccomp here)\n");
+	/* Before the test's first libevent call: graders count what is freed. */
+	evalloc_install();
+	running = t;
+	failures = _cmocka_run_group_tests(t->name, &unit, 1, NULL, NULL);
+#if defined(__SANITIZE_ADDRESS__)
+	leaked = failures == 0 && __lsan_do_recoverable_leak_check() != 0;
+#endif
 	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		close(status_pipe[0]);
-		child_main(t, status_pipe[1], out_fd);
+	if (failures == 0 && test_returned && !grade_failed && !leaked) {
+		write_verdict(verdict_fd, "PASS", nonce, "returned");
+		return 0;
 	}
-	close(status_pipe[1]);
-	if (pid > 0)
-		setpgid(pid, pid);
-	finished = pid > 0 && wait_with_deadline(pid, start + timeout_s, &ws);
-	if (pid > 0)
-		kill_leftovers(pid);
-	fcntl(status_pipe[0], F_SETFL, O_NONBLOCK);
-	if (read(status_pipe[0], token, 4) == 4 && memcmp(token, "PASS", 4) == 0)
-		passed = true;
-	close(status_pipe[0]);
-	o->seconds = now_s() - start;
-	read_output(out_fd, o);
-	close(out_fd);
-	classify(o, pid < 0 || finished, ws, passed, timeout_s);
+	write_verdict(verdict_fd, "FAIL", nonce,
+		      !test_returned && failures == 0 ? "skipped" :
+		      leaked ? "leaked" : "failed");
+	return 1;
 }
 
-/* ---- reports ------------------------------------------------------------- */
+/* ---- listing, and handing a direct run to the runner ---------------------- */
 
-/* cmocka's own framing lines say nothing a student needs. */
-static bool is_framing(const char *line, size_t len)
+static void list_tests(const struct grade_test *tests, size_t n)
 {
-	static const char *const skip[] = {
-		"[==========]", "[ RUN      ]", "[       OK ]", "[  PASSED  ]",
-		"[  FAILED  ]", " 1 FAILED TEST", "[   LINE   ]",
-	};
+	for (size_t i = 0; i < n; i++)
+		printf("%-48s %3d pts  %6.1f s\n", tests[i].name, tests[i].points,
+		       tests[i].timeout_ms / 1000.0);
+}
 
-	if (len == 0 || memmem(line, len, "[   LINE   ] ---", 16))
-		return true;
-	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++) {
-		size_t n = strlen(skip[i]);
+/* The runner's input: a header line, then one tab-separated line a test. */
+static void list_tests_tsv(const char *lab, const char *title,
+			   const struct grade_test *tests, size_t n)
+{
+	printf("#yieldlab-tests\t%s\t%g\t%s\t%s\t%s\n", lab, SANITIZER_SCALE,
+	       SANITIZER_NAME, saveproc_start_logged ? "spawns" : "alone", title);
+	for (size_t i = 0; i < n; i++)
+		printf("%s\t%d\t%d\t%u\t%s\n", tests[i].name, tests[i].points,
+		       tests[i].timeout_ms, tests[i].flags, tests[i].hint);
+}
 
-		if (len >= n && memcmp(line, skip[i], n) == 0)
-			return true;
+/* bin/grade-run beside the build tree this grader sits in. */
+static int find_runner(char *path, size_t size)
+{
+	const char *env = getenv("YIELDLAB_GRADE_RUN");
+	char dir[PATH_MAX];
+	ssize_t len;
+
+	if (env && *env)
+		return snprintf(path, size, "%s", env) < (int)size ? 0 : -1;
+	len = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (len < 0)
+		return -1;
+	dir[len] = '\0';
+	for (int up = 0; up < 5; up++) {
+		char *slash = strrchr(dir, '/');
+
+		if (!slash)
+			break;
+		*slash = '\0';
+		if (snprintf(path, size, "%s/bin/grade-run", dir) < (int)size &&
+		    access(path, X_OK) == 0)
+			return 0;
 	}
-	return false;
+	return -1;
 }
 
-static void show_output(const struct outcome *o)
+/* A grader started by hand: the runner grades it (its argv is passed on). */
+static int exec_runner(int argc, char **argv, const char *lab)
 {
-	const char *p = o->output, *end = o->output + o->output_len;
-	const char *prev = NULL;
-	size_t prev_len = 0;
-	int shown = 0;
+	char runner[PATH_MAX], self[PATH_MAX];
+	char **args = calloc((size_t)argc + 10, sizeof(*args));
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int n = 0;
 
-	while (p && p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		/* A stub prints its "not implemented" once per call: once is
-		 * enough on the terminal (the log keeps them all). */
-		bool repeat = prev && len == prev_len && memcmp(p, prev, len) == 0;
-
-		prev = p;
-		prev_len = len;
-		if (!repeat && !is_framing(p, len)) {
-			if (shown++ == SHOWN_LINES) {
-				printf("        [... more in the log ...]\n");
-				break;
-			}
-			/* "[  ERROR   ] --- " and "[   LINE   ] --- " */
-			if (len > 17 && p[0] == '[' && memcmp(p + 12, " --- ", 5) == 0)
-				printf("        %.*s\n", (int)(len - 17 > 200 ? 200 : len - 17), p + 17);
-			else
-				printf("        %.*s\n", (int)(len > 200 ? 200 : len), p);
-		}
-		p = nl ? nl + 1 : end;
+	if (!args || len < 0 || find_runner(runner, sizeof(runner)) != 0) {
+		fprintf(stderr, "%s: cannot find bin/grade-run (build it with make)\n",
+			argv[0]);
+		return 3;
 	}
+	self[len] = '\0';
+	args[n++] = runner;
+	args[n++] = (char *)"grade";
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	args[n++] = (char *)"--lab";
+	args[n++] = (char *)lab;
+	args[n++] = (char *)"--grader";
+	args[n++] = self;
+	args[n] = NULL;
+	execv(runner, args);
+	fprintf(stderr, "%s: %s: %s\n", argv[0], runner, strerror(errno));
+	return 3;
 }
 
-static const char *paint(const struct run *r, const char *status)
+static const struct grade_test *find_test(const struct grade_test *tests,
+					  size_t n, const char *name)
 {
-	if (!r->color)
-		return "";
-	return strcmp(status, "pass") == 0 ? "\033[32m" : "\033[31m";
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(tests[i].name, name) == 0)
+			return &tests[i];
+	return NULL;
 }
 
-static void print_row(const struct run *r, const struct grade_test *t,
-		      const struct outcome *o)
+/* --run-one NAME --nonce-fd N --verdict-fd N: the runner's call. */
+static int run_one_from_args(int argc, char **argv,
+			     const struct grade_test *tests, size_t n)
 {
-	int score = strcmp(o->status, "pass") == 0 ? t->points : 0;
+	const struct grade_test *t;
+	int nonce_fd = -1, verdict_fd = -1;
+	bool no_spawn = false;
 
-	printf("  %s%-7s%s %3d/%-3d  %s  (%.2f s)\n", paint(r, o->status),
-	       o->status, r->color ? "\033[0m" : "", score, t->points, t->name,
-	       o->seconds);
-	if (score == t->points)
-		return;
-	if (o->detail[0])
-		printf("        %s\n", o->detail);
-	show_output(o);
-	printf("        hint: %s\n", t->hint);
-	printf("        log: %s/logs/%s/%s.log\n", r->out_dir, r->lab, t->name);
-	printf("        rerun: %s LAB=%.*s T=%s\n", r->rerun,
-	       (int)strcspn(r->lab, "_"), r->lab, t->name);
-	fflush(stdout);
-}
-
-static void write_fragment(const struct run *r)
-{
-	char path[4096], tmp[4100];
-	int score = 0, max = 0, passed = 0, count = 0;
-	FILE *f;
-
-	for (size_t i = 0; i < r->n_tests; i++) {
-		const struct outcome *o = &r->outcomes[i];
-
-		if (!o->status)
-			continue;
-		count++;
-		max += r->tests[i].points;
-		if (strcmp(o->status, "pass") == 0)
-			passed++, score += r->tests[i].points;
+	for (int i = 3; i < argc; i++) {
+		if (strcmp(argv[i], "--no-spawn") == 0)
+			no_spawn = true;
+		else if (i + 1 < argc && strcmp(argv[i], "--nonce-fd") == 0)
+			nonce_fd = atoi(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--verdict-fd") == 0)
+			verdict_fd = atoi(argv[++i]);
 	}
-	snprintf(path, sizeof(path), "%s/labs", r->out_dir);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/labs/%s.frag", r->out_dir, r->lab);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
-		return;
-	fprintf(f, "%s %d %d %d %d\n", r->lab, score, max, passed, count);
-	for (size_t i = 0; i < r->n_tests; i++) {
-		const struct outcome *o = &r->outcomes[i];
-		struct results_test rt = {
-			.lab = r->lab, .name = r->tests[i].name,
-			.status = o->status, .max_score = r->tests[i].points,
-			.seconds = o->seconds, .output = o->output,
-			.output_len = o->output_len,
-		};
-
-		if (!o->status)
-			continue;
-		rt.score = strcmp(o->status, "pass") == 0 ? rt.max_score : 0;
-		results_json_test(f, &rt);
-	}
-	if (fclose(f) == 0)
-		rename(tmp, path);
-}
-
-static void write_junit(const struct run *r)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s.xml", r->out_dir, r->lab);
-	f = fopen(path, "w");
-	if (!f)
-		return;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f, "<testsuite name=\"%s\">\n", r->lab);
-	for (size_t i = 0; i < r->n_tests; i++) {
-		const struct outcome *o = &r->outcomes[i];
-
-		if (!o->status)
-			continue;
-		fprintf(f, "  <testcase classname=\"%s\" name=\"%s\" time=\"%.3f\">",
-			r->lab, r->tests[i].name, o->seconds);
-		if (strcmp(o->status, "pass") != 0) {
-			fprintf(f, "\n    <failure type=\"%s\" message=\"", o->status);
-			results_xml_text(f, o->detail, strlen(o->detail), 256);
-			fprintf(f, "\">");
-			results_xml_text(f, o->output, o->output_len,
-					 RESULTS_OUTPUT_MAX);
-			fprintf(f, "</failure>\n  ");
-		}
-		fprintf(f, "</testcase>\n");
-	}
-	fprintf(f, "</testsuite>\n");
-	fclose(f);
-}
-
-/* ---- main ---------------------------------------------------------------- */
-
-static int usage(const char *prog, const char *problem)
-{
-	if (problem)
-		fprintf(stderr, "%s: %s\n", prog, problem);
-	fprintf(stderr,
-		"usage: %s [--out DIR] [--only SUBSTRING] [--rerun CMD] [--list]\n"
-		"  --out DIR      where results go (default build/grade)\n"
-		"  --only SUB     run only the tests whose name contains SUB\n"
-		"  --rerun CMD    the command printed to rerun one test\n"
-		"  --list         list the tests with points and timeouts\n",
-		prog);
-	return 2;
-}
-
-static void list_tests(const struct run *r)
-{
-	for (size_t i = 0; i < r->n_tests; i++)
-		printf("%-48s %3d pts  %6.1f s\n", r->tests[i].name,
-		       r->tests[i].points, r->tests[i].timeout_ms / 1000.0);
-}
-
-static int parse_args(struct run *r, int argc, char **argv, bool *list)
-{
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "only", required_argument, NULL, 't' },
-		{ "rerun", required_argument, NULL, 'r' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': r->out_dir = optarg; break;
-		case 't': r->only = optarg; break;
-		case 'r': r->rerun = optarg; break;
-		case 'l': *list = true; break;
-		case 'h': usage(argv[0], NULL); exit(0);
-		default: return -1;
-		}
-	}
-	return optind == argc ? 0 : -1;
-}
-
-static int grade_all(struct run *r)
-{
-	int score = 0, max = 0, ran = 0;
-
-	printf("%s — %s\n", r->lab, r->title);
-	for (size_t i = 0; i < r->n_tests; i++) {
-		const struct grade_test *t = &r->tests[i];
-
-		if (r->only && !strstr(t->name, r->only))
-			continue;
-		run_one_test(r, t, &r->outcomes[i]);
-		ran++;
-		max += t->points;
-		if (strcmp(r->outcomes[i].status, "pass") == 0)
-			score += t->points;
-		print_row(r, t, &r->outcomes[i]);
-		write_fragment(r);
-		write_junit(r);
-		results_merge(r->out_dir);
-	}
-	if (ran == 0) {
-		printf("  no test name contains '%s'; try --list\n", r->only);
+	t = argc > 2 ? find_test(tests, n, argv[2]) : NULL;
+	if (!t || nonce_fd < 0 || verdict_fd < 0) {
+		fprintf(stderr, "%s --run-one NAME --nonce-fd N --verdict-fd N [--no-spawn]: "
+			"bad arguments (the runner, grade-run, starts this)\n",
+			argv[0]);
 		return 2;
 	}
-	printf("Score: %d/%d  %s\n", score, max, r->lab);
-	if (score < max)
-		printf("Stuck? make hint LAB=%.*s\n", (int)strcspn(r->lab, "_"),
-		       r->lab);
-	printf("\n");
-	return score == max ? 0 : 1;
+	return run_one(t, nonce_fd, verdict_fd, no_spawn);
 }
 
 int grade_main(int argc, char **argv, const char *lab, const char *title,
 	       const struct grade_test *tests, size_t n_tests)
 {
-	struct run r = {
-		.lab = lab, .title = title, .out_dir = "build/grade",
-		.rerun = "make grade", .tests = tests, .n_tests = n_tests,
-		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
-	};
-	bool list = false;
-	int status;
-
-	if (parse_args(&r, argc, argv, &list) != 0)
-		return usage(argv[0], "bad arguments");
-	if (list) {
-		list_tests(&r);
+	if (argc >= 2 && strcmp(argv[1], "--run-one") == 0)
+		return run_one_from_args(argc, argv, tests, n_tests);
+	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+		list_tests(tests, n_tests);
 		return 0;
 	}
-	/* Tests may look (hostile ones: scribble) where results go; every
-	 * fragment is rewritten from memory after each test regardless. */
-	setenv("YIELDLAB_GRADE_OUT", r.out_dir, 1);
-	/* Orphans of a test's own forks come back to us, to be killed. */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	r.outcomes = calloc(n_tests, sizeof(*r.outcomes));
-	if (!r.outcomes)
-		return 3;
-	status = grade_all(&r);
-	for (size_t i = 0; i < n_tests; i++)
-		free(r.outcomes[i].output);
-	free(r.outcomes);
-	return status;
+	if (argc == 2 && strcmp(argv[1], "--list-tsv") == 0) {
+		list_tests_tsv(lab, title, tests, n_tests);
+		return 0;
+	}
+	return exec_runner(argc, argv, lab);
 }

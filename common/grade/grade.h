@@ -2,13 +2,19 @@
  * grade: the grading harness every lab's grader links.
  *
  * A grader is a table of cmocka test functions, each with points, a timeout
- * and a hint.  grade_main() runs every test in its own child process (its own
- * process group): a hang is killed at its timeout, a crash or an exit() from
- * student code is reported as such, and the rest of the lab is still graded.
- * A test passes only when its child says so after cmocka reported no failure.
+ * and a hint.  The grader is untrusted (it links the student's code): the
+ * runner, grade-run (common/grade/runner.h), which links none, lists the
+ * table from a build of grade.c without the student's object and runs each
+ * test in a fresh, contained exec of the grader (grade_main's --run-one).
+ * A hang is killed at its timeout on the runner's clock, a crash or an
+ * exit() is reported as such, and the rest of the lab is still graded.  A
+ * test passes only on a verdict carrying the runner's per-test nonce, after
+ * the test function returned with no failure, and an exit status of 0.
  *
- * Results: a table and "Score: X/Y" on stdout, a JUnit XML file per lab, and
- * a fragment merged into results.json (Gradescope's format) after each test.
+ * Results (written by the runner alone): a table and "Score: X/Y" on stdout,
+ * a JUnit XML file per lab, and a signed fragment merged into results.json
+ * (Gradescope's format) after each test.  common/grade/README.md says what
+ * is contained.
  */
 #ifndef YIELDLAB_GRADE_H
 #define YIELDLAB_GRADE_H
@@ -40,7 +46,9 @@ struct grade_test {
 #define GRADE_TEST_TSAN(fn, points, timeout_ms, hint) \
 	{ #fn, fn, points, timeout_ms, hint, GRADE_F_TSAN }
 
-/* Runs the table.  lab is "ex01_round_robin"; title is one line.
+/* The grader's main.  lab is "ex01_round_robin"; title is one line.  Run
+ * by hand (build/grader/ex01-sol --out DIR [--test NAME]) it hands itself
+ * to the runner; --list prints the table.
  * @return the process exit status: 0 all passed, 1 some failed, 2 usage,
  * 3 the harness failed. */
 int grade_main(int argc, char **argv, const char *lab, const char *title,

@@ -55,8 +55,11 @@ for ((r = 1; r <= runs; r++)); do
 		if ! "$dir/grader/$id-sol" --out "$out" >"$out.log" 2>&1; then
 			bad=$((bad + 1))
 			echo "run $r $id: not full marks:"
-			grep -v '"tags": \["pass"\]' "$out"/labs/*.frag | tail -n +2 |
-				sed -n 's/.*"name": "\([^"]*\)".*"tags": \["\([a-z]*\)"\].*/    \1: \2/p'
+			for lab in $("$B"/bin/grade-run report --out "$out" 2>/dev/null |
+				awk '/^  ex/ { print $1 }'); do
+				"$B"/bin/grade-run tags --out "$out" --lab "$lab" |
+					awk -v l="$lab" '$2 != "pass" { print "    " l "/" $1 ": " $2 }'
+			done
 		fi
 	done
 	printf 'run %d/%d done\n' "$r" "$runs" >&2

@@ -8,7 +8,7 @@
 set -u
 root=${YIELDLAB_AUTOGRADER_ROOT:-/autograder}
 src="$root/source"
-pkgs=(build-essential pkg-config libevent-dev libssl-dev libcmocka-dev
+pkgs=(build-essential pkg-config libevent-dev libssl-dev libcmocka-dev libseccomp-dev bubblewrap
 	python3 procps util-linux coreutils)
 
 if ! dpkg -s "${pkgs[@]}" >/dev/null 2>&1; then

@@ -14,13 +14,8 @@ LAB_TIMEOUT ?=
 KEEP ?= latest
 VISIBILITY ?= visible
 
-# Writes a missing/uncompiled/timed-out lab's tests into its fragment.
-GRADE_NOTE := $(O)/bin/grade-note
-$(GRADE_NOTE): $(O)/obj/common/workflow/note.o $(O)/obj/common/grade/results.o
-	$(call msg,LD,$@)
-	@mkdir -p $(@D)
-	$(Q)$(link)
-tools: $(GRADE_NOTE)
+# grade-note (writes a missing/uncompiled/timed-out lab's tests into its
+# fragment) is the runner, grade-run, under another name: common/common.mk.
 
 .PHONY: handout grade-submission grade-all autograder autograders status hint watch \
 	workflow-labs

@@ -1,14 +1,14 @@
 /*
- * A hostile ex01 student file for make check (common/checks/hostile.sh):
- * each graded test meets a different kind of misbehaviour, and the harness
+ * A hostile ex01 student file for make check (common/checks/hostile.sh)
+ * that passes the seal (it calls only what a lab may call) and misbehaves
+ * at run time; each graded test meets a different kind, and the runner
  * must contain every one and still grade every other lab.
  *
  *   two chatty tasks of 3 steps   -> segfault
  *   four chatty tasks of 4 steps  -> abort()
- *   chatty tasks of 5 steps       -> forks a sleeper, then floods stdout
- *   RR_NO_YIELD                   -> exit(0) in the middle of the test
- *   any other step function       -> scribbles over results.json, then
- *                                    loops forever
+ *   chatty tasks of 5 steps       -> floods stdout
+ *   RR_NO_YIELD                   -> allocates memory until refused
+ *   any other step function       -> loops forever
  */
 #include "round_robin.h"
 
@@ -16,32 +16,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static void scribble_results(void)
-{
-	const char *out = getenv("YIELDLAB_GRADE_OUT");
-	char path[4096];
-	FILE *f;
-
-	if (!out)
-		return;
-	snprintf(path, sizeof(path), "%s/results.json", out);
-	f = fopen(path, "w");
-	if (f) {
-		fputs("{ not json at all", f);
-		fclose(f);
-	}
-}
 
 static void flood(void)
 {
-	if (fork() == 0) {
-		execlp("sleep", "sleep", "3601", (char *)NULL);
-		_exit(0);
-	}
 	for (;;)
 		puts("all work and no yield makes the loop a dull loop");
+}
+
+/* Asks for 64 MiB at a time (never touched, so no real memory is used)
+ * until the memory limit says no. */
+static int hog(void)
+{
+	long mib = 0;
+
+	while (malloc(64L << 20))
+		mib += 64;
+	fprintf(stderr, "allocation refused after %ld MiB\n", mib);
+	return -1;
 }
 
 static void task_cb(evutil_socket_t fd, short what, void *arg)
@@ -51,11 +42,9 @@ static void task_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (task->step != chatty_step) {
-		scribble_results();
+	if (task->step != chatty_step)
 		for (;;)
 			spin++;
-	}
 	task->step(task, task->arg);
 }
 
@@ -64,7 +53,7 @@ int rr_task_start(struct rr_task *task, struct event_base *base,
 		  enum rr_mode mode)
 {
 	if (mode == RR_NO_YIELD)
-		exit(0);
+		return hog();
 	*task = (struct rr_task){ .base = base, .step = step, .done = done,
 				  .arg = arg, .mode = mode, .yield = rr_yield };
 	task->ev = event_new(base, -1, 0, task_cb, task);

@@ -1,0 +1,30 @@
+/*
+ * Hostile ex01 student file for make check (common/checks/hostile.sh).
+ * Loops forever in every test (make check interrupts it with Ctrl-C).
+ * Expect: interrupted
+ */
+#include "round_robin.h"
+
+
+int rr_task_start(struct rr_task *task, struct event_base *base,
+		  rr_step_fn step, rr_done_fn done, void *arg, enum rr_mode mode)
+{
+	volatile unsigned long spin = 0;
+
+	(void)task, (void)base, (void)step, (void)done, (void)arg, (void)mode;
+	for (;;)
+		spin++;
+}
+
+int rr_yield(struct rr_task *task)
+{
+	(void)task;
+	return -1;
+}
+
+bool chatty_step(struct rr_task *task, void *arg)
+{
+	(void)task;
+	(void)arg;
+	return false;
+}

@@ -84,7 +84,7 @@ static void status_fail_forks_and_leaves_a_child(void **state)
 	(void)state;
 	if (fork() == 0) {
 		setsid();
-		execlp("sleep", "sleep", "3600", (char *)NULL);
+		execlp("sleep", "yieldlab-selftest-orphan", "3600", (char *)NULL);
 		_exit(0);
 	}
 	fail_msg("left a child behind");
@@ -191,7 +191,7 @@ static void status_fail_double_fork_in_its_own_session(void **state)
 	if (fork() == 0) {
 		if (fork() == 0) {
 			setsid();
-			execlp("sleep", "sleep", "3602", (char *)NULL);
+			execlp("sleep", "yieldlab-selftest-orphan", "3602", (char *)NULL);
 			_exit(0);
 		}
 		_exit(0);

@@ -423,6 +423,8 @@ static void map_deadline_ns_is_the_current_slice_end(void **state)
 	(void)state;
 	fill_costs(cost, 40, 110 * US);
 	fake_run(&r, 40, cost, 3 * MS);
+	GRADE_EXPECT(r.map.next == 40, "the map maps all 40 items",
+		     "map->next = %zu", r.map.next);
 	GRADE_EXPECT(r.fw.bad_deadlines == 0,
 		     "while an item runs, map->deadline_ns = (the clock when its "
 		     "slice began) + budget_ns",

@@ -162,6 +162,7 @@ struct ctx {
 	atomic_int worked;
 	int phase;              /* shutdown: where a stuck scenario stopped */
 	bool closing;           /* ctx_close has begun: dones submit no more */
+	int worked_at_close;    /* jobs worked before ctx_close */
 	int worked_before_loop; /* thousand: jobs worked before the loop ran */
 	int work_on_loop;       /* work calls made on the loop thread */
 	long heap_leak;         /* refused submits: heap bytes they kept */
@@ -469,6 +470,15 @@ static void heartbeat_scenario(void *arg)
 		heartbeat_phase(&h->c, &h->inl);
 	if (!h->c.setup_failed)
 		heartbeat_phase(&h->c, &h->off);
+	/* One beat held up by a busy machine looks like one long inline
+	 * call; inline work stalls every run, a busy machine rarely twice. */
+	if (!h->c.setup_failed && h->off.st.p99_ns >= h->inl.inline_work_ns / 2) {
+		struct lag_run again = { 0 };
+
+		heartbeat_phase(&h->c, &again);
+		if (again.st.p99_ns < h->off.st.p99_ns)
+			h->off = again;
+	}
 	ctx_close(&h->c);
 }
 
@@ -484,7 +494,9 @@ static void heartbeat_scenario(void *arg)
  * judge, with its own hint).
  * Bounds: ~50 beats, so nearest-rank p99 is the worst beat; it must stay
  * under half the inline stall (~100 ms; offloaded p99 here is 0.4-10 ms
- * even with other builds on both cores, a 10x margin), and the median
+ * even with other builds on both cores, a 10x margin, but one beat 102 ms
+ * late was seen once under heavy load: an offloaded phase over the bound
+ * is run a second time, and the better run is judged), and the median
  * under 20 ms scaled (measured 0.01-0.1 ms, 200x).
  */
 static void offloaded_work_keeps_the_heartbeat_near_idle_while_inline_stalls(
@@ -775,6 +787,11 @@ static void ring_scenario(void *arg)
 		loop_until_dones(c, i + 1, 300);
 		if (c->dones < i + 1)
 			break;
+		/* Two more passes: the worker held by the hook goes on. */
+		for (int k = 0; k < 2; k++) {
+			event_base_loop(c->base, EVLOOP_NONBLOCK);
+			atomic_fetch_add(&loop_passes, 1);
+		}
 	}
 	atomic_store(&ring_hook_on, false);
 	ctx_close(c);
@@ -820,11 +837,9 @@ static void prompt_scenario(void *arg)
 		clock_sleep_ns(2 * CLOCK_NS_PER_MS);
 		c->jobs[i].end_ns = clock_monotonic_ns();   /* submitted */
 		submit(c, marking_work, i);
-		if (c->submit_failures)
+		if (c->submit_failures || !wait_worked(c, i + 1, 200))
 			break;
-		loop_until_dones(c, i + 1, 200);
-		if (c->dones < i + 1)
-			break;
+		event_base_loop(c->base, EVLOOP_NONBLOCK);
 	}
 	ctx_close(c);
 }
@@ -933,75 +948,50 @@ static void an_idle_pool_uses_no_cpu(void **state)
 #define BURSTS 300
 #define BURST_JOBS 8
 
-struct rendezvous {
-	pthread_mutex_t lock;
-	pthread_cond_t all_here;
-	int here, most;
-};
-
-static struct rendezvous rv = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* The condition waits with CLOCK_MONOTONIC deadlines. */
-static void rendezvous_init(void)
+/* Threads of this process (the kernel's count: an ended thread is gone
+ * from it even before it is joined).  -1 if it cannot be read. */
+static int thread_count(void)
 {
-	pthread_condattr_t attr;
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = -1;
 
-	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-	pthread_cond_init(&rv.all_here, &attr);
-	pthread_condattr_destroy(&attr);
-}
-
-/* Work that waits (up to 1 s) until 4 jobs run at once. */
-static void rendezvous_work(void *arg)
-{
-	int64_t end = clock_monotonic_ns() + grade_bound_ns(1000);
-	struct timespec ts = { end / CLOCK_NS_PER_S, end % CLOCK_NS_PER_S };
-
-	(void)arg;
-	pthread_mutex_lock(&rv.lock);
-	rv.here++;
-	rv.most = rv.here > rv.most ? rv.here : rv.most;
-	pthread_cond_broadcast(&rv.all_here);
-	while (rv.most < 4 &&
-	       pthread_cond_timedwait(&rv.all_here, &rv.lock, &ts) == 0)
-		;
-	rv.here--;
-	pthread_mutex_unlock(&rv.lock);
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
 }
 
 struct burst_case {
 	struct ctx c;
-	int bursts_done;        /* bursts whose every done came */
-	int rendezvous_most;    /* the most rendezvous jobs running at once */
+	int bursts;             /* bursts whose jobs all worked within 20 ms */
+	int threads_before, threads_after;
 };
 
 static void burst_scenario(void *arg)
 {
 	struct burst_case *b = arg;
 	struct ctx *c = &b->c;
+	int submitted = 0;
 
-	rendezvous_init();
-	ctx_init(c, 4, BURST_JOBS + 4, 1, false);
+	ctx_init(c, 4, BURST_JOBS, 1, false);
+	clock_sleep_ns(20 * CLOCK_NS_PER_MS);   /* every worker started */
+	b->threads_before = thread_count();
 	for (int k = 0; k < BURSTS && !c->setup_failed; k++) {
-		int before = c->dones;
-
 		for (int i = 0; i < BURST_JOBS && !c->submit_failures; i++)
 			submit(c, tiny_work, i);
-		loop_until_dones(c, before + BURST_JOBS, 1000);
-		if (c->submit_failures || c->dones < before + BURST_JOBS)
+		submitted += BURST_JOBS;
+		/* Not judged here: a burst that stalls (no worker left, or
+		 * none woken) only ends the bursts. */
+		if (c->submit_failures || !wait_worked(c, submitted, 20))
 			break;
-		b->bursts_done++;
+		event_base_loop(c->base, EVLOOP_NONBLOCK);
+		b->bursts++;
 	}
-	/* Whether all 4 workers still take jobs. */
-	if (!c->setup_failed && b->bursts_done == BURSTS) {
-		int before = c->dones;
-
-		for (int i = BURST_JOBS; i < BURST_JOBS + 4; i++)
-			submit(c, rendezvous_work, i);
-		loop_until_dones(c, before + 4, 3000);
-	}
-	b->rendezvous_most = rv.most;
+	clock_sleep_ns(20 * CLOCK_NS_PER_MS);   /* a quitting worker ends */
+	b->threads_after = thread_count();
 	ctx_close(c);
 }
 
@@ -1009,32 +999,25 @@ static void burst_scenario(void *arg)
  * Catches: a worker that waits with `if` instead of `while`.  A worker
  * that pthread_cond_signal woke often finds the queue empty: another
  * worker, just back from its own job, took the job first.  With `if` it
- * then pops nothing and quits (or crashes).  300 bursts of 8 tiny jobs on
- * one pool of 4 workers (thousands of such wake-ups), then 4 jobs that
- * each wait until 4 run at once: all 4 workers must still be there.
- * Counts and order only; the 1 s waits are never reached by a working pool.
+ * then pops nothing and quits (or crashes).  Up to 300 bursts of 8 tiny
+ * jobs on one pool of 4 workers (thousands of such wake-ups); the
+ * process's thread count (/proc/self/status) must be the same after the
+ * bursts as before: no worker thread ended.  Counts, not times (a burst
+ * that takes over 20 ms, scaled, only ends the bursts early).
  */
 static void workers_wait_again_when_woken_with_no_job(void **state)
 {
 	static struct burst_case b;
 	bool finished = run_on_loop_thread(burst_scenario, &b, 15000);
-	int worked = atomic_load(&b.c.worked);
+	int quit = b.threads_before - b.threads_after;
 
 	(void)state;
 	expect_finished(finished, &b.c);
-	/* A pool whose workers never wake for a job cannot show this
-	 * mistake; the promptness test reports it. */
-	if (worked == 0 && b.bursts_done == 0)
-		goto out;
-	GRADE_EXPECT(b.bursts_done == BURSTS,
-		     "300 bursts of 8 jobs, each burst's 8 dones within 1 s",
-		     "burst %d of 300 never finished: its jobs found no worker "
-		     "left", b.bursts_done + 1);
-	GRADE_EXPECT(b.rendezvous_most == 4,
-		     "after the bursts, 4 jobs running at once on the 4 workers",
-		     "at most %d at once: %d worker(s) quit", b.rendezvous_most,
-		     4 - b.rendezvous_most);
-out:
+	GRADE_EXPECT(quit == 0,
+		     "all 4 workers still running after the bursts",
+		     "%d worker thread(s) ended while the pool was running "
+		     "(%d bursts of 8 jobs): a worker woken with no job to "
+		     "take quit", quit, b.bursts);
 	ctx_release(&b.c);
 }
 
@@ -1093,7 +1076,9 @@ static void not_in_submit_scenario(void *arg)
 	if (c->setup_failed)
 		goto out;
 	submit(c, marking_work, 0);
-	/* Job 0 worked and was handed back; the loop has not run. */
+	/* Job 0 worked and was handed back; the loop has not run.  (A job no
+	 * worker takes is the promptness test's.) */
+	c->phase = -1;
 	if (!wait_worked(c, 1, 1000))
 		goto out;
 	clock_sleep_ns(5 * CLOCK_NS_PER_MS);
@@ -1102,6 +1087,7 @@ static void not_in_submit_scenario(void *arg)
 	c->worked_before_loop = c->dones;   /* dones once it returned */
 	if (!c->submit_failures)
 		loop_until_dones(c, 2, 1000);
+	c->worked_at_close = atomic_load(&c->worked);
 out:
 	ctx_close(c);
 }
@@ -1118,12 +1104,16 @@ static void done_never_runs_inside_offload_submit(void **state)
 
 	(void)state;
 	expect_finished(finished, &c);
+	if (c.phase < 0)
+		goto out;
 	GRADE_EXPECT(c.phase == 0 && c.worked_before_loop == 0,
 		     "no done before the loop runs: none during offload_submit",
 		     "%d done(s) before submitting job 1, %d once it returned",
 		     c.phase, c.worked_before_loop);
-	GRADE_EXPECT(c.dones_before_free == 2, "then both dones from the loop",
-		     "%d", c.dones_before_free);
+	GRADE_EXPECT(c.dones_before_free == c.worked_at_close,
+		     "then the dones from the loop, one per job that worked",
+		     "%d for %d jobs", c.dones_before_free, c.worked_at_close);
+out:
 	ctx_release(&c);
 }
 

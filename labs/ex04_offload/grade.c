@@ -971,7 +971,7 @@ static int thread_count(void)
 
 struct burst_case {
 	struct ctx c;
-	int bursts;             /* bursts whose jobs all worked within 20 ms */
+	int bursts;             /* bursts whose jobs all worked within 100 ms */
 	int threads_before, threads_after;
 };
 
@@ -990,7 +990,7 @@ static void burst_scenario(void *arg)
 		submitted += BURST_JOBS;
 		/* Not judged here: a burst that stalls (no worker left, or
 		 * none woken) only ends the bursts. */
-		if (c->submit_failures || !wait_worked(c, submitted, 20))
+		if (c->submit_failures || !wait_worked(c, submitted, 100))
 			break;
 		event_base_loop(c->base, EVLOOP_NONBLOCK);
 		b->bursts++;
@@ -1008,7 +1008,7 @@ static void burst_scenario(void *arg)
  * jobs on one pool of 4 workers (thousands of such wake-ups); the
  * process's thread count (/proc/self/status) must be the same after the
  * bursts as before: no worker thread ended.  Counts, not times (a burst
- * that takes over 20 ms, scaled, only ends the bursts early).
+ * that takes over 100 ms, scaled, only ends the bursts early).
  */
 static void workers_wait_again_when_woken_with_no_job(void **state)
 {

@@ -676,7 +676,7 @@ static void map_beside_heartbeat(size_t n, int64_t item_ns,
 	*ran_ns = clock_monotonic_ns();
 	GRADE_EXPECT(bmap_start(&map, base, &job) == 0,
 		     "bmap_start() returns 0", "it returned -1");
-	run_map(base, &map, 6000);
+	run_map(base, &map, 12000);
 	*ran_ns = clock_monotonic_ns() - *ran_ns;
 	GRADE_EXPECT(map.ev == NULL && map.next == n,
 		     "the map finished: every item mapped, map->ev NULL",
@@ -704,15 +704,23 @@ static void map_beside_heartbeat(size_t n, int64_t item_ns,
  *   found the beat due: see README.md), so the reference's lateness is at
  *   most 2 x (budget + one item) on an idle machine: median ~2.5-3 ms.  The
  *   median is asserted under that plus 20 ms (scaled): with six CPU hogs on
- *   the two cores it measured 11 ms.
+ *   the two cores it measured 11 ms.  At a load average of 8-11 (other
+ *   checks on the two cores) the ~240 ms map took ~6 s and a correct map's
+ *   median reached 37-50 ms: the 20 ms stretch by the run's slowdown
+ *   (its length over the items' nominal 240 ms, at least 1).
  */
 static void expect_heartbeat_near_budget(size_t n, int64_t item_ns)
 {
-	int64_t p50_bound = 2 * (BUDGET_NS + item_ns) + grade_bound_ns(20);
+	int64_t nominal_ns = (int64_t)n * item_ns, p50_bound;
 	struct lag_stats st;
 	int64_t ran_ns;
+	double slowdown;
 
 	map_beside_heartbeat(n, item_ns, &st, &ran_ns);
+	/* The 20 ms of slack stretch as much as the run itself did. */
+	slowdown = ran_ns > nominal_ns ? (double)ran_ns / (double)nominal_ns : 1.0;
+	p50_bound = 2 * (BUDGET_NS + item_ns) +
+		    (int64_t)((double)grade_bound_ns(20) * slowdown);
 	GRADE_EXPECT(st.count >= 10 && st.max_ns < ran_ns / 2,
 		     "at least 10 heartbeats while the map ran (~48 were due), "
 		     "none late by half the run",
@@ -720,7 +728,8 @@ static void expect_heartbeat_near_budget(size_t n, int64_t item_ns)
 		     "did not turn", st.count, clock_ns_to_ms(st.max_ns),
 		     clock_ns_to_ms(ran_ns));
 	GRADE_EXPECT(st.p50_ns <= p50_bound,
-		     "median lateness within 2 x (budget + one item) + 20 ms",
+		     "median lateness within 2 x (budget + one item) + 20 ms "
+		     "(x the run's slowdown)",
 		     "median %.2f ms (bound %.2f ms), worst %.2f ms, %zu beats",
 		     clock_ns_to_ms(st.p50_ns), clock_ns_to_ms(p50_bound),
 		     clock_ns_to_ms(st.max_ns), st.count);
@@ -834,10 +843,10 @@ static const struct grade_test tests[] = {
 	GRADE_TEST(start_maps_nothing_and_refuses_bad_jobs, 4, 5000,
 		   "bmap_start only checks the job and makes the event active "
 		   "(it is provided: restore it from the handout)"),
-	GRADE_TEST(heartbeat_stays_near_the_budget_with_3us_items, 7, 15000,
+	GRADE_TEST(heartbeat_stays_near_the_budget_with_3us_items, 7, 25000,
 		   "budget_ns is in nanoseconds; after a yield, return from "
 		   "the callback"),
-	GRADE_TEST(heartbeat_stays_near_the_budget_with_300us_items, 7, 15000,
+	GRADE_TEST(heartbeat_stays_near_the_budget_with_300us_items, 7, 25000,
 		   "map->yield() does not pause you: return right after it, "
 		   "the next slice is a new call"),
 	GRADE_TEST(map_frees_its_event_and_the_loop_ends_by_itself, 6, 5000,

@@ -305,7 +305,7 @@ static void loop_for(struct ctx *c, int64_t ms)
 
 static void expect_finished(bool finished, const struct ctx *c)
 {
-	GRADE_EXPECT(finished, "the scenario to finish within 5 s",
+	GRADE_EXPECT(finished, "the scenario to finish in its time limit",
 		     "the loop thread is stuck: a lock held forever (a done "
 		     "called under the pool's lock?) or a join of a worker "
 		     "nobody woke");
@@ -503,7 +503,7 @@ static void offloaded_work_keeps_the_heartbeat_near_idle_while_inline_stalls(
 	void **state)
 {
 	static struct heartbeat_case h;
-	bool finished = run_on_loop_thread(heartbeat_scenario, &h, 8000);
+	bool finished = run_on_loop_thread(heartbeat_scenario, &h, 20000);
 	int64_t stall = h.inl.inline_work_ns;
 
 	(void)state;
@@ -1366,7 +1366,7 @@ static const struct grade_test tests[] = {
 		   "workers never call done: they queue the job and ring the "
 		   "doorbell; the doorbell's callback calls done"),
 	GRADE_TEST(offloaded_work_keeps_the_heartbeat_near_idle_while_inline_stalls,
-		   8, 20000,
+		   8, 30000,
 		   "work must run in worker_main, not in offload_submit or "
 		   "the doorbell callback"),
 	GRADE_TEST(thousand_tiny_jobs_get_exactly_a_thousand_callbacks, 8, 20000,

@@ -707,20 +707,41 @@ static void map_beside_heartbeat(size_t n, int64_t item_ns,
  *   the two cores it measured 11 ms.  At a load average of 8-11 (other
  *   checks on the two cores) the ~240 ms map took ~6 s and a correct map's
  *   median reached 37-50 ms: the 20 ms stretch by the run's slowdown
- *   (its length over the items' nominal 240 ms, at least 1).
+ *   (its length over the items' nominal 240 ms, at least 1), and a run
+ *   over either bound is run once more and the second run judged.
  */
+/* 2 x (budget + one item) + 20 ms, the 20 ms stretched as much as the
+ * run itself was (its length over the items' nominal time, at least 1). */
+static int64_t heartbeat_p50_bound(size_t n, int64_t item_ns, int64_t ran_ns)
+{
+	int64_t nominal_ns = (int64_t)n * item_ns;
+	double slowdown = ran_ns > nominal_ns ?
+			  (double)ran_ns / (double)nominal_ns : 1.0;
+
+	return 2 * (BUDGET_NS + item_ns) +
+	       (int64_t)((double)grade_bound_ns(20) * slowdown);
+}
+
+static bool heartbeat_ok(const struct lag_stats *st, int64_t ran_ns,
+			 int64_t p50_bound)
+{
+	return st->count >= 10 && st->max_ns < ran_ns / 2 &&
+	       st->p50_ns <= p50_bound;
+}
+
 static void expect_heartbeat_near_budget(size_t n, int64_t item_ns)
 {
-	int64_t nominal_ns = (int64_t)n * item_ns, p50_bound;
 	struct lag_stats st;
-	int64_t ran_ns;
-	double slowdown;
+	int64_t ran_ns, p50_bound;
 
 	map_beside_heartbeat(n, item_ns, &st, &ran_ns);
-	/* The 20 ms of slack stretch as much as the run itself did. */
-	slowdown = ran_ns > nominal_ns ? (double)ran_ns / (double)nominal_ns : 1.0;
-	p50_bound = 2 * (BUDGET_NS + item_ns) +
-		    (int64_t)((double)grade_bound_ns(20) * slowdown);
+	p50_bound = heartbeat_p50_bound(n, item_ns, ran_ns);
+	/* A busy machine may hold up a beat once (seen once in 20 stress
+	 * runs); a map that does not turn the loop fails every run. */
+	if (!heartbeat_ok(&st, ran_ns, p50_bound)) {
+		map_beside_heartbeat(n, item_ns, &st, &ran_ns);
+		p50_bound = heartbeat_p50_bound(n, item_ns, ran_ns);
+	}
 	GRADE_EXPECT(st.count >= 10 && st.max_ns < ran_ns / 2,
 		     "at least 10 heartbeats while the map ran (~48 were due), "
 		     "none late by half the run",

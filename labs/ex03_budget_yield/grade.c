@@ -6,12 +6,19 @@
  *
  * Most tests drive a fake clock: each item advances it by its cost, so the
  * slices (and so the yields) follow exactly from the budget arithmetic.
- * No cost is a whole fraction of the 1 ms budget, so `>` versus `>=` in the
- * deadline check never matters here.
+ * Only an_item_ending_exactly_at_the_deadline_yields uses a cost that is a
+ * whole fraction of the 1 ms budget: `>` versus `>=` matters there alone.
+ * A yield after the last item is judged by no_yield_after_the_last_item
+ * alone: the other yield-pattern tests leave out a trailing yield, so that
+ * mistake gets its own hint.
+ *
+ * Leaks are counted in the plain build: evalloc_live() (the libevent blocks
+ * not freed) is read before a base is made and after it is freed.
  */
 #include "budget_map.h"
 
 #include "clock.h"
+#include "evalloc.h"
 #include "evbase.h"
 #include "grade.h"
 #include "lag.h"
@@ -31,13 +38,42 @@
 
 /* ---- fixtures: a fake clock, items that cost fake time ------------------- */
 
+/* A map that yields this often without finishing is stuck (it makes no
+ * progress); its yields then fail, so that the test ends. */
+#define RUNAWAY_YIELDS 100000
+
 struct fake_work {
 	struct trace *trace;
 	const int64_t *cost_ns;   /* per item index */
 	size_t n;
 	int64_t gap_ns;           /* fake time the loop spends per yield */
 	int done_calls;
+	int yields;
+	int fail_yield;           /* the yield with this number fails (0: none) */
+	const struct bmap *map;
+	bool new_slice;           /* no item mapped since the last yield */
+	int64_t slice_start_ns;   /* fake time the current slice's first item began */
+	int bad_deadlines;        /* items during which map->deadline_ns was wrong */
+	size_t first_bad;
+	int64_t bad_seen_ns, bad_want_ns;
 };
+
+/* Notes whether map->deadline_ns is the current slice's start + budget. */
+static void check_deadline(struct fake_work *fw, size_t i)
+{
+	int64_t want;
+
+	if (fw->new_slice) {
+		fw->slice_start_ns = clock_now_ns();
+		fw->new_slice = false;
+	}
+	want = fw->slice_start_ns + fw->map->job.budget_ns;
+	if (fw->map->deadline_ns != want && fw->bad_deadlines++ == 0) {
+		fw->first_bad = i;
+		fw->bad_seen_ns = fw->map->deadline_ns;
+		fw->bad_want_ns = want;
+	}
+}
 
 static int64_t fake_item(int64_t item, void *arg)
 {
@@ -49,17 +85,22 @@ static int64_t fake_item(int64_t item, void *arg)
 		return 0;
 	}
 	trace_add(fw->trace, "m%lld", (long long)i);
+	check_deadline(fw, (size_t)i);
 	clock_advance_ns(fw->cost_ns[i]);
 	return 2 * item + 1;
 }
 
-/* Marks each yield with "|" in the trace, then yields for real. */
+/* Marks each yield with "|" in the trace, then yields for real (or fails,
+ * without scheduling anything, when this is the yield to fail). */
 static int counting_yield(struct bmap *map)
 {
 	struct fake_work *fw = map->job.arg;
 
 	trace_add(fw->trace, "|");
+	fw->new_slice = true;
 	clock_advance_ns(fw->gap_ns);
+	if (++fw->yields == fw->fail_yield || fw->yields > RUNAWAY_YIELDS)
+		return -1;
 	return bmap_yield(map);
 }
 
@@ -91,22 +132,33 @@ struct fake_run {
 	struct fake_work fw;
 	int64_t items[MAX_ITEMS], results[MAX_ITEMS];
 	struct bmap map;
+	long live_before;         /* evalloc_live() before the base was made */
+};
+
+/* How a fake run differs from the default (done counted, no failing
+ * yield). */
+struct fake_opts {
+	bmap_done_fn done;
+	int fail_yield;
 };
 
 /* Maps n fake items (budget 1 ms) to completion, with a fake clock. */
-static void fake_run(struct fake_run *r, size_t n, const int64_t *cost_ns,
-		     int64_t gap_ns)
+static void fake_run_opts(struct fake_run *r, size_t n, const int64_t *cost_ns,
+			  int64_t gap_ns, const struct fake_opts *o)
 {
 	struct bmap_job job = {
 		.items = r->items, .results = r->results, .n = n,
-		.fn = fake_item, .done = count_done, .arg = &r->fw,
+		.fn = fake_item, .done = o->done, .arg = &r->fw,
 		.budget_ns = MS,
 	};
 
 	clock_use_fake(CLOCK_NS_PER_S);
+	r->live_before = evalloc_live();
 	r->base = evbase_new(EVBASE_PRECISE);
 	r->fw = (struct fake_work){ .trace = trace_new(), .cost_ns = cost_ns,
-				    .n = n, .gap_ns = gap_ns };
+				    .n = n, .gap_ns = gap_ns, .map = &r->map,
+				    .new_slice = true,
+				    .fail_yield = o->fail_yield };
 	GRADE_EXPECT(r->base && r->fw.trace, "an event base and a trace",
 		     "setup failed (out of memory?)");
 	for (size_t i = 0; i < n; i++) {
@@ -119,10 +171,20 @@ static void fake_run(struct fake_run *r, size_t n, const int64_t *cost_ns,
 	run_map(r->base, &r->map, 2000);
 }
 
-static void fake_run_free(struct fake_run *r)
+static void fake_run(struct fake_run *r, size_t n, const int64_t *cost_ns,
+		     int64_t gap_ns)
+{
+	static const struct fake_opts counted = { .done = count_done };
+
+	fake_run_opts(r, n, cost_ns, gap_ns, &counted);
+}
+
+/* @return the libevent blocks the run left behind. */
+static long fake_run_free(struct fake_run *r)
 {
 	trace_free(r->fw.trace);
 	event_base_free(r->base);
+	return evalloc_live() - r->live_before;
 }
 
 /* Appends text to buf, ending with "..." once buf is nearly full. */
@@ -146,13 +208,19 @@ static const char *mapped_order(const struct trace *t, char *buf, size_t size)
 	return buf[0] ? buf : "(none)";
 }
 
-/* After which item each yield came: "9 19 29" (item indexes). */
-static const char *yields_after(const struct trace *t, char *buf, size_t size)
+/* After which item each yield came: "9 19 29" (item indexes).  Unless
+ * with_trailing, yields after the last mapped entry are left out (they are
+ * no_yield_after_the_last_item's to judge). */
+static const char *yields_after(const struct trace *t, char *buf, size_t size,
+				bool with_trailing)
 {
 	const char *last = "start";
+	size_t end = trace_len(t);
 
+	while (!with_trailing && end > 0 && strcmp(trace_name(t, end - 1), "|") == 0)
+		end--;
 	buf[0] = '\0';
-	for (size_t i = 0; i < trace_len(t); i++) {
+	for (size_t i = 0; i < end; i++) {
 		const char *name = trace_name(t, i);
 
 		if (strcmp(name, "|") == 0)
@@ -217,7 +285,7 @@ static void expect_yields(size_t n, const int64_t *cost, int64_t gap_ns,
 	const char *got;
 
 	fake_run(&r, n, cost, gap_ns);
-	got = yields_after(r.fw.trace, buf, sizeof(buf));
+	got = yields_after(r.fw.trace, buf, sizeof(buf), false);
 	GRADE_EXPECT(strcmp(got, want) == 0, expected, "yields after items %s",
 		     got);
 	fake_run_free(&r);
@@ -271,6 +339,308 @@ static void every_slice_gets_a_fresh_budget(void **state)
 		      "yield: yields after 9 19 29", "9 19 29");
 }
 
+/* Catches: `>` instead of `>=` (a slice that runs on past an item ending
+ * exactly at the deadline).  Items of 250 us (fake): the 4th item of each
+ * slice ends exactly 1 ms after the slice began, so the map yields after
+ * items 3, 7 and 11; with `>` it maps a 5th (yields after 4 and 9). */
+static void an_item_ending_exactly_at_the_deadline_yields(void **state)
+{
+	static int64_t cost[14];
+
+	(void)state;
+	fill_costs(cost, 14, 250 * US);
+	expect_yields(14, cost, 0,
+		      "14 items of 250 us, budget 1 ms: every 4th item ends "
+		      "exactly at the deadline, so yields after 3 7 11",
+		      "3 7 11");
+}
+
+/* Catches: a yield after the last item (the budget checked without asking
+ * whether items remain): the loop then runs an empty extra slice before
+ * done.  4 and 8 items of 300 us: the last item ends past its slice's
+ * deadline (1.2 ms in), and nothing remains to yield for. */
+/* Yields the trace ends with: after the last item mapped. */
+static size_t trailing_yields(const struct trace *t)
+{
+	size_t end = trace_len(t);
+
+	while (end > 0 && strcmp(trace_name(t, end - 1), "|") == 0)
+		end--;
+	return trace_len(t) - end;
+}
+
+static void no_yield_after_the_last_item(void **state)
+{
+	static int64_t cost[8];
+	static struct fake_run r;
+	const size_t sizes[] = { 4, 8 };
+	char buf[256], expected[160];
+
+	(void)state;
+	fill_costs(cost, 8, 300 * US);
+	for (size_t k = 0; k < 2; k++) {
+		fake_run(&r, sizes[k], cost, 0);
+		snprintf(expected, sizeof(expected), "%zu items of 300 us, "
+			 "budget 1 ms: no yield after the last item (%zu)",
+			 sizes[k], sizes[k] - 1);
+		GRADE_EXPECT(trailing_yields(r.fw.trace) == 0, expected,
+			     "%zu yield(s) after it (yields after items %s)",
+			     trailing_yields(r.fw.trace),
+			     yields_after(r.fw.trace, buf, sizeof(buf), true));
+		GRADE_EXPECT(r.fw.done_calls == 1 && r.map.ev == NULL,
+			     "then done, once, and map->ev NULL",
+			     "done called %d time(s), map->ev %s",
+			     r.fw.done_calls, r.map.ev ? "not NULL" : "NULL");
+		fake_run_free(&r);
+	}
+}
+
+/* Catches: a map that will not start an item it expects to overrun the
+ * budget (it then never maps a 3 ms item at all), or that needs two items
+ * per slice.  An item dearer than the whole budget gets a slice of its
+ * own: 5 items of 3 ms (fake) yield after 0 1 2 3. */
+static void items_dearer_than_the_budget_go_one_per_slice(void **state)
+{
+	static int64_t cost[5];
+
+	(void)state;
+	fill_costs(cost, 5, 3 * MS);
+	expect_yields(5, cost, 0,
+		      "5 items of 3 ms, budget 1 ms: one item per slice, "
+		      "yields after 0 1 2 3", "0 1 2 3");
+}
+
+/* Catches: a deadline kept in a local variable (map->deadline_ns never
+ * set), or set to something other than the slice's start + budget.  The
+ * header documents the field; a program that swaps in its own yield reads
+ * it.  40 items of 110 us, 3 ms (fake) elsewhere per yield; the grader
+ * reads map->deadline_ns while each item runs. */
+static void map_deadline_ns_is_the_current_slice_end(void **state)
+{
+	static int64_t cost[40];
+	static struct fake_run r;
+
+	(void)state;
+	fill_costs(cost, 40, 110 * US);
+	fake_run(&r, 40, cost, 3 * MS);
+	GRADE_EXPECT(r.map.next == 40, "the map maps all 40 items",
+		     "map->next = %zu", r.map.next);
+	GRADE_EXPECT(r.fw.bad_deadlines == 0,
+		     "while an item runs, map->deadline_ns = (the clock when its "
+		     "slice began) + budget_ns",
+		     "%d of 40 items saw another value; the first, item %zu: "
+		     "%lld ns instead of %lld ns (fake clock)",
+		     r.fw.bad_deadlines, r.fw.first_bad,
+		     (long long)r.fw.bad_seen_ns, (long long)r.fw.bad_want_ns);
+	fake_run_free(&r);
+}
+
+/* ---- tests: the end of a map, with a fake clock -------------------------- */
+
+/* Catches: done called without checking for NULL (a crash).  9 items of
+ * 300 us, no done: the map must still finish and free its event. */
+static void a_map_without_done_finishes_quietly(void **state)
+{
+	static int64_t cost[9];
+	static struct fake_run r;
+	static const struct fake_opts no_done = { .done = NULL };
+	long leaked;
+
+	(void)state;
+	fill_costs(cost, 9, 300 * US);
+	fake_run_opts(&r, 9, cost, 0, &no_done);
+	GRADE_EXPECT(r.map.next == 9 && r.map.ev == NULL,
+		     "with done = NULL: every item mapped, map->ev NULL",
+		     "%zu of 9 mapped, map->ev %s", r.map.next,
+		     r.map.ev ? "not NULL" : "NULL");
+	leaked = fake_run_free(&r);
+	GRADE_EXPECT_INT(leaked, 0, "libevent blocks left after the map and "
+			 "its base were freed");
+}
+
+/* Catches: a failed yield ignored (nothing schedules the next slice: the
+ * map stalls, done never comes), or mapping on as if it had worked.  The
+ * header's contract: a map whose yield fails finishes at once, as after
+ * its last item, with map->next < n.  12 items of 300 us (4 per slice);
+ * the second yield fails, after item 7. */
+static void a_failed_yield_finishes_the_map_early(void **state)
+{
+	static int64_t cost[12];
+	static struct fake_run r;
+	static const struct fake_opts failing = { .done = count_done,
+						  .fail_yield = 2 };
+	char buf[512];
+	long leaked;
+
+	(void)state;
+	fill_costs(cost, 12, 300 * US);
+	fake_run_opts(&r, 12, cost, 0, &failing);
+	GRADE_EXPECT(r.fw.done_calls == 1 && r.map.ev == NULL,
+		     "the second yield fails: done called once, map->ev NULL",
+		     "done called %d time(s), map->ev %s%s", r.fw.done_calls,
+		     r.map.ev ? "not NULL" : "NULL",
+		     r.fw.done_calls == 0 ? " (the map stalled: nothing "
+		     "schedules a slice after a failed yield)" : "");
+	GRADE_EXPECT(r.map.next == 8,
+		     "no item mapped after the failed yield (map->next = 8): "
+		     "m0 m1 m2 m3 m4 m5 m6 m7",
+		     "map->next = %zu, mapped %s", r.map.next,
+		     mapped_order(r.fw.trace, buf, sizeof(buf)));
+	leaked = fake_run_free(&r);
+	GRADE_EXPECT_INT(leaked, 0, "libevent blocks left after the map and "
+			 "its base were freed");
+}
+
+/* An item that costs 300 us of fake time: 4 per 1 ms slice. */
+static int64_t fake_300us_item(int64_t item, void *arg)
+{
+	(void)arg;
+	clock_advance_ns(300 * US);
+	return item + 1;
+}
+
+struct restart_case {
+	struct event_base *base;
+	struct bmap map;
+	int64_t items[2][9], results[2][9];
+	int done_calls;
+	int restart_rc;
+	bool ev_set_at_done;      /* map->ev was not NULL when done ran */
+};
+
+/* The first done starts the same struct bmap on a second job. */
+static void restart_done(struct bmap *map, void *arg)
+{
+	struct restart_case *rc = arg;
+	struct bmap_job again = {
+		.items = rc->items[1], .results = rc->results[1], .n = 9,
+		.fn = fake_300us_item, .done = restart_done, .arg = rc,
+		.budget_ns = MS,
+	};
+
+	rc->ev_set_at_done |= map->ev != NULL;
+	if (++rc->done_calls == 1)
+		rc->restart_rc = bmap_start(map, rc->base, &again);
+}
+
+/* Runs base until nothing is added or active on it (at most ms, scaled). */
+static void run_until_idle(struct event_base *base, int64_t ms)
+{
+	int64_t give_up = clock_monotonic_ns() + grade_bound_ns(ms);
+
+	while (event_base_get_num_events(base, EVENT_BASE_COUNT_ADDED |
+					 EVENT_BASE_COUNT_ACTIVE) > 0 &&
+	       clock_monotonic_ns() < give_up)
+		event_base_loop(base, EVLOOP_NONBLOCK);
+}
+
+static size_t count_wrong(const int64_t *items, const int64_t *results,
+			  size_t n)
+{
+	size_t wrong = 0;
+
+	for (size_t i = 0; i < n; i++)
+		wrong += results[i] != items[i] + 1;
+	return wrong;
+}
+
+/* Catches: done called before the event is freed (or map->ev cleared after
+ * done): a done that restarts the map has its new event freed or lost, and
+ * the old one leaks.  done runs after the map let go of its event, so it
+ * may start the same struct bmap again (or free it).  Two jobs of 9 items,
+ * the second started from the first one's done. */
+static void done_may_restart_the_map_it_was_called_for(void **state)
+{
+	static struct restart_case rc;
+	struct bmap_job first = {
+		.items = rc.items[0], .results = rc.results[0], .n = 9,
+		.fn = fake_300us_item, .done = restart_done, .arg = &rc,
+		.budget_ns = MS,
+	};
+	long before = evalloc_live();
+
+	(void)state;
+	clock_use_fake(CLOCK_NS_PER_S);
+	rc.base = evbase_new(EVBASE_PRECISE);
+	GRADE_EXPECT(rc.base, "an event base", "setup failed (out of memory?)");
+	for (int64_t i = 0; i < 9; i++) {
+		rc.items[0][i] = FIRST_ITEM + i;
+		rc.items[1][i] = 2 * FIRST_ITEM + i;
+	}
+	GRADE_EXPECT(bmap_start(&rc.map, rc.base, &first) == 0,
+		     "bmap_start() returns 0", "it returned -1");
+	run_until_idle(rc.base, 2000);
+	GRADE_EXPECT(!rc.ev_set_at_done, "map->ev NULL whenever done runs",
+		     "done ran while map->ev still pointed at the event");
+	GRADE_EXPECT(rc.done_calls == 2 && rc.restart_rc == 0,
+		     "both jobs finished: done called twice (the second job was "
+		     "started from the first one's done)",
+		     "done called %d time(s)", rc.done_calls);
+	GRADE_EXPECT(count_wrong(rc.items[0], rc.results[0], 9) == 0 &&
+		     count_wrong(rc.items[1], rc.results[1], 9) == 0 &&
+		     rc.map.ev == NULL,
+		     "every item of both jobs mapped, map->ev NULL at the end",
+		     "%zu + %zu results wrong, map->ev %s",
+		     count_wrong(rc.items[0], rc.results[0], 9),
+		     count_wrong(rc.items[1], rc.results[1], 9),
+		     rc.map.ev ? "not NULL" : "NULL");
+	event_base_free(rc.base);
+	GRADE_EXPECT_INT(evalloc_live() - before, 0, "libevent blocks left "
+			 "after both maps and their base were freed");
+}
+
+static int64_t traced_item(int64_t item, void *arg)
+{
+	trace_add(arg, "m%lld", (long long)item);
+	return item;
+}
+
+/* Catches: a first slice run inside bmap_start (the caller's own callback
+ * would then wait for it), or a bad job accepted.  bmap_start maps
+ * nothing: the first slice joins the loop's next pass.  It refuses
+ * budget_ns <= 0, fn NULL and missing arrays for n > 0, and a refused start
+ * leaves no event behind. */
+static void start_maps_nothing_and_refuses_bad_jobs(void **state)
+{
+	static int64_t items[3] = { 1, 2, 3 }, results[3];
+	struct trace *t = trace_new();
+	long before = evalloc_live();
+	struct event_base *base = evbase_new(EVBASE_PRECISE);
+	struct bmap_job good = { .items = items, .results = results, .n = 3,
+				 .fn = traced_item, .arg = t,
+				 .budget_ns = MS };
+	struct bmap_job bad[5];
+	struct bmap map;
+
+	(void)state;
+	GRADE_EXPECT(base && t, "an event base", "setup failed (out of memory?)");
+	for (int k = 0; k < 5; k++)
+		bad[k] = good;
+	bad[0].budget_ns = 0;
+	bad[1].budget_ns = -MS;
+	bad[2].fn = NULL;
+	bad[3].items = NULL;
+	bad[4].results = NULL;
+	for (int k = 0; k < 5; k++)
+		GRADE_EXPECT(bmap_start(&map, base, &bad[k]) == -1,
+			     "bmap_start() returns -1 for budget 0, budget < 0, "
+			     "fn NULL, items NULL, results NULL",
+			     "it accepted bad job %d of those 5", k + 1);
+	GRADE_EXPECT(bmap_start(&map, base, &good) == 0,
+		     "bmap_start() returns 0 for a good job", "it returned -1");
+	GRADE_EXPECT(trace_len(t) == 0 && map.ev != NULL && map.next == 0,
+		     "no item mapped inside bmap_start(), map->ev set",
+		     "%zu item(s) mapped before the loop ran, map->ev %s",
+		     trace_len(t), map.ev ? "set" : "NULL");
+	run_until_idle(base, 2000);
+	GRADE_EXPECT(trace_len(t) == 3, "the loop then maps the 3 items",
+		     "%zu mapped", trace_len(t));
+	event_base_free(base);
+	trace_free(t);
+	GRADE_EXPECT_INT(evalloc_live() - before, 0, "libevent blocks left "
+			 "after the map and its base were freed");
+}
+
 /* ---- tests: real work, a real heartbeat ---------------------------------- */
 
 static int64_t spin_item(int64_t item, void *arg)
@@ -306,7 +676,7 @@ static void map_beside_heartbeat(size_t n, int64_t item_ns,
 	*ran_ns = clock_monotonic_ns();
 	GRADE_EXPECT(bmap_start(&map, base, &job) == 0,
 		     "bmap_start() returns 0", "it returned -1");
-	run_map(base, &map, 6000);
+	run_map(base, &map, 12000);
 	*ran_ns = clock_monotonic_ns() - *ran_ns;
 	GRADE_EXPECT(map.ev == NULL && map.next == n,
 		     "the map finished: every item mapped, map->ev NULL",
@@ -334,15 +704,44 @@ static void map_beside_heartbeat(size_t n, int64_t item_ns,
  *   found the beat due: see README.md), so the reference's lateness is at
  *   most 2 x (budget + one item) on an idle machine: median ~2.5-3 ms.  The
  *   median is asserted under that plus 20 ms (scaled): with six CPU hogs on
- *   the two cores it measured 11 ms.
+ *   the two cores it measured 11 ms.  At a load average of 8-11 (other
+ *   checks on the two cores) the ~240 ms map took ~6 s and a correct map's
+ *   median reached 37-50 ms: the 20 ms stretch by the run's slowdown
+ *   (its length over the items' nominal 240 ms, at least 1), and a run
+ *   over either bound is run once more and the second run judged.
  */
+/* 2 x (budget + one item) + 20 ms, the 20 ms stretched as much as the
+ * run itself was (its length over the items' nominal time, at least 1). */
+static int64_t heartbeat_p50_bound(size_t n, int64_t item_ns, int64_t ran_ns)
+{
+	int64_t nominal_ns = (int64_t)n * item_ns;
+	double slowdown = ran_ns > nominal_ns ?
+			  (double)ran_ns / (double)nominal_ns : 1.0;
+
+	return 2 * (BUDGET_NS + item_ns) +
+	       (int64_t)((double)grade_bound_ns(20) * slowdown);
+}
+
+static bool heartbeat_ok(const struct lag_stats *st, int64_t ran_ns,
+			 int64_t p50_bound)
+{
+	return st->count >= 10 && st->max_ns < ran_ns / 2 &&
+	       st->p50_ns <= p50_bound;
+}
+
 static void expect_heartbeat_near_budget(size_t n, int64_t item_ns)
 {
-	int64_t p50_bound = 2 * (BUDGET_NS + item_ns) + grade_bound_ns(20);
 	struct lag_stats st;
-	int64_t ran_ns;
+	int64_t ran_ns, p50_bound;
 
 	map_beside_heartbeat(n, item_ns, &st, &ran_ns);
+	p50_bound = heartbeat_p50_bound(n, item_ns, ran_ns);
+	/* A busy machine may hold up a beat once (seen once in 20 stress
+	 * runs); a map that does not turn the loop fails every run. */
+	if (!heartbeat_ok(&st, ran_ns, p50_bound)) {
+		map_beside_heartbeat(n, item_ns, &st, &ran_ns);
+		p50_bound = heartbeat_p50_bound(n, item_ns, ran_ns);
+	}
 	GRADE_EXPECT(st.count >= 10 && st.max_ns < ran_ns / 2,
 		     "at least 10 heartbeats while the map ran (~48 were due), "
 		     "none late by half the run",
@@ -350,7 +749,8 @@ static void expect_heartbeat_near_budget(size_t n, int64_t item_ns)
 		     "did not turn", st.count, clock_ns_to_ms(st.max_ns),
 		     clock_ns_to_ms(ran_ns));
 	GRADE_EXPECT(st.p50_ns <= p50_bound,
-		     "median lateness within 2 x (budget + one item) + 20 ms",
+		     "median lateness within 2 x (budget + one item) + 20 ms "
+		     "(x the run's slowdown)",
 		     "median %.2f ms (bound %.2f ms), worst %.2f ms, %zu beats",
 		     clock_ns_to_ms(st.p50_ns), clock_ns_to_ms(p50_bound),
 		     clock_ns_to_ms(st.max_ns), st.count);
@@ -388,12 +788,13 @@ static void count_real_done(struct bmap *map, void *arg)
 	++*(int *)arg;
 }
 
-/* Catches: a map that keeps its event (or re-arms it) after the last
- * item, and done called twice or never.  Counts, not times: 100,000
+/* Catches: a map that keeps its event (or re-arms it, or only deletes it)
+ * after the last item, and done called twice or never.  Counts, not times: 100,000
  * trivial items with a 50 us budget (several slices). */
 static void map_frees_its_event_and_the_loop_ends_by_itself(void **state)
 {
 	static int64_t items[100000], results[100000];
+	long before = evalloc_live();
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	int done_calls = 0;
 	struct bmap_job job = { .items = items, .results = results,
@@ -421,31 +822,57 @@ static void map_frees_its_event_and_the_loop_ends_by_itself(void **state)
 	GRADE_EXPECT(results[99999] == 100000, "results[99999] = 100000",
 		     "%lld", (long long)results[99999]);
 	event_base_free(base);
+	GRADE_EXPECT_INT(evalloc_live() - before, 0, "libevent blocks left "
+			 "after the map and its base were freed (an event "
+			 "deleted but not freed?)");
 }
 
 static const struct grade_test tests[] = {
-	GRADE_TEST(every_item_is_mapped_once_in_order_across_yields, 20, 10000,
+	GRADE_TEST(every_item_is_mapped_once_in_order_across_yields, 10, 10000,
 		   "move map->next past an item as soon as it is mapped, "
 		   "before you check the clock or yield"),
-	GRADE_TEST(cheap_items_share_a_slice_until_the_budget_is_spent, 15,
+	GRADE_TEST(cheap_items_share_a_slice_until_the_budget_is_spent, 8,
 		   5000,
 		   "yield only when clock_now_ns() >= map->deadline_ns and "
 		   "items remain"),
-	GRADE_TEST(yields_follow_elapsed_time_not_an_item_count, 15, 5000,
+	GRADE_TEST(yields_follow_elapsed_time_not_an_item_count, 8, 5000,
 		   "compare the clock with a deadline after every item; do "
 		   "not count items"),
-	GRADE_TEST(every_slice_gets_a_fresh_budget, 15, 5000,
+	GRADE_TEST(every_slice_gets_a_fresh_budget, 8, 5000,
 		   "set map->deadline_ns = clock_now_ns() + budget at the "
 		   "start of EVERY slice"),
-	GRADE_TEST(heartbeat_stays_near_the_budget_with_3us_items, 12, 15000,
+	GRADE_TEST(an_item_ending_exactly_at_the_deadline_yields, 8, 5000,
+		   "the budget is spent when clock_now_ns() >= deadline: use "
+		   ">=, not >"),
+	GRADE_TEST(no_yield_after_the_last_item, 6, 5000,
+		   "yield only if items remain (map->next < n); after the last "
+		   "item, finish at once"),
+	GRADE_TEST(items_dearer_than_the_budget_go_one_per_slice, 6, 5000,
+		   "map an item first, then look at the clock: every slice maps "
+		   "at least one item, however dear"),
+	GRADE_TEST(map_deadline_ns_is_the_current_slice_end, 6, 5000,
+		   "keep the deadline in map->deadline_ns (not a local), set "
+		   "to clock_now_ns() + budget_ns as each slice begins"),
+	GRADE_TEST(a_map_without_done_finishes_quietly, 4, 5000,
+		   "done may be NULL: call it only when it is set"),
+	GRADE_TEST(a_failed_yield_finishes_the_map_early, 6, 5000,
+		   "check map->yield()'s return value: on -1, finish at once "
+		   "(free the event, map->ev = NULL, done)"),
+	GRADE_TEST(done_may_restart_the_map_it_was_called_for, 6, 5000,
+		   "event_free(map->ev) and map->ev = NULL BEFORE calling done, "
+		   "and touch map no more after done"),
+	GRADE_TEST(start_maps_nothing_and_refuses_bad_jobs, 4, 5000,
+		   "bmap_start only checks the job and makes the event active "
+		   "(it is provided: restore it from the handout)"),
+	GRADE_TEST(heartbeat_stays_near_the_budget_with_3us_items, 7, 25000,
 		   "budget_ns is in nanoseconds; after a yield, return from "
 		   "the callback"),
-	GRADE_TEST(heartbeat_stays_near_the_budget_with_300us_items, 13, 15000,
+	GRADE_TEST(heartbeat_stays_near_the_budget_with_300us_items, 7, 25000,
 		   "map->yield() does not pause you: return right after it, "
 		   "the next slice is a new call"),
-	GRADE_TEST(map_frees_its_event_and_the_loop_ends_by_itself, 10, 5000,
-		   "after the last item: event_free(map->ev), map->ev = NULL, "
-		   "then done, once"),
+	GRADE_TEST(map_frees_its_event_and_the_loop_ends_by_itself, 6, 5000,
+		   "after the last item: event_free(map->ev) (not only "
+		   "event_del), map->ev = NULL, then done, once"),
 };
 
 int main(int argc, char **argv)

@@ -14,12 +14,15 @@
 #include "offload.h"
 
 #include "clock.h"
+#include "evalloc.h"
 #include "evbase.h"
 #include "grade.h"
 #include "hashwork.h"
 #include "lag.h"
 
+#include <dlfcn.h>
 #include <event2/event.h>
+#include <malloc.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,6 +30,50 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* ---- a test hook: a doorbell the loop answers at once --------------------
+ *
+ * The grader's own event_active() stands in front of libevent's (the
+ * program's definition wins over the shared library's).  It rings for real;
+ * then, while ring_hook_on, a worker that rang waits until the loop thread
+ * has finished two passes of its loop (or 100 ms, scaled): the loop has
+ * then answered the ring.  So "ring, then push" loses its job every time,
+ * not only when the loop happens to be quick: the window between the ring
+ * and the push is as wide as the loop needs.  A correct pool (push, then
+ * ring) is only slowed down.
+ */
+static atomic_bool ring_hook_on;
+static atomic_long loop_passes;     /* loop_until_dones counts its passes */
+static pthread_t ring_hook_loop;    /* set before ring_hook_on */
+static void (*real_event_active)(struct event *, int, short);
+static pthread_once_t real_event_active_once = PTHREAD_ONCE_INIT;
+
+static void find_real_event_active(void)
+{
+	void *sym = dlsym(RTLD_NEXT, "event_active");
+
+	memcpy(&real_event_active, &sym, sizeof(sym));
+}
+
+static void wait_for_two_loop_passes(long from)
+{
+	int64_t give_up = clock_monotonic_ns() + grade_bound_ns(100);
+
+	while (atomic_load(&loop_passes) < from + 2 &&
+	       clock_monotonic_ns() < give_up)
+		clock_sleep_ns(100 * CLOCK_NS_PER_US);
+}
+
+void event_active(struct event *ev, int res, short ncalls)
+{
+	long passes = atomic_load(&loop_passes);
+
+	pthread_once(&real_event_active_once, find_real_event_active);
+	real_event_active(ev, res, ncalls);
+	if (atomic_load(&ring_hook_on) &&
+	    !pthread_equal(pthread_self(), ring_hook_loop))
+		wait_for_two_loop_passes(passes);
+}
 
 /* ---- the loop thread and its watchdog ------------------------------------ */
 
@@ -114,6 +161,14 @@ struct ctx {
 	int chain_next;         /* chained submissions: the next job to submit */
 	atomic_int worked;
 	int phase;              /* shutdown: where a stuck scenario stopped */
+	bool closing;           /* ctx_close has begun: dones submit no more */
+	int worked_at_close;    /* jobs worked before ctx_close */
+	int worked_before_loop; /* thousand: jobs worked before the loop ran */
+	int work_on_loop;       /* work calls made on the loop thread */
+	long heap_leak;         /* refused submits: heap bytes they kept */
+	int refused, accepted;  /* submits from dones delivered at shutdown */
+	atomic_int order_next;  /* order: the next slot of order[] */
+	int order[64];          /* order: job indexes in the order work began */
 };
 
 static void fill_buffer(uint8_t *buf, size_t len, uint32_t seed)
@@ -128,9 +183,9 @@ static void fill_buffer(uint8_t *buf, size_t len, uint32_t seed)
 	}
 }
 
-/* Creates the base, the pool and n_jobs jobs over buffers of buf_len. */
-static void ctx_init(struct ctx *c, int n_workers, int n_jobs, size_t buf_len,
-		     bool shared_buf)
+/* Creates the base and n_jobs jobs over buffers of buf_len (no pool). */
+static void ctx_setup(struct ctx *c, int n_workers, int n_jobs, size_t buf_len,
+		      bool shared_buf)
 {
 	size_t n_bufs = shared_buf ? 1 : (size_t)n_jobs;
 
@@ -154,6 +209,15 @@ static void ctx_init(struct ctx *c, int n_workers, int n_jobs, size_t buf_len,
 		c->jobs[i].hj.buf = c->bufs + (shared_buf ? 0 : i * buf_len);
 		c->jobs[i].hj.len = buf_len;
 	}
+}
+
+/* Creates the base, the pool and n_jobs jobs over buffers of buf_len. */
+static void ctx_init(struct ctx *c, int n_workers, int n_jobs, size_t buf_len,
+		     bool shared_buf)
+{
+	ctx_setup(c, n_workers, n_jobs, buf_len, shared_buf);
+	if (c->setup_failed)
+		return;
 	c->pool = offload_new(c->base, n_workers);
 	c->setup_failed = c->pool == NULL;
 }
@@ -162,6 +226,7 @@ static void ctx_init(struct ctx *c, int n_workers, int n_jobs, size_t buf_len,
  * stay for the judging (ctx_release). */
 static void ctx_close(struct ctx *c)
 {
+	c->closing = true;
 	c->dones_before_free = c->dones;
 	offload_free(c->pool);
 	c->pool = NULL;
@@ -220,8 +285,10 @@ static void loop_until_dones(struct ctx *c, int want, int64_t ms)
 	struct event *tick = event_new(c->base, -1, EV_PERSIST, nothing_cb, NULL);
 
 	event_add(tick, &ten_ms);
-	while (c->dones < want && clock_monotonic_ns() < end)
+	while (c->dones < want && clock_monotonic_ns() < end) {
 		event_base_loop(c->base, EVLOOP_ONCE);
+		atomic_fetch_add(&loop_passes, 1);
+	}
 	event_free(tick);
 }
 
@@ -238,7 +305,7 @@ static void loop_for(struct ctx *c, int64_t ms)
 
 static void expect_finished(bool finished, const struct ctx *c)
 {
-	GRADE_EXPECT(finished, "the scenario to finish within 5 s",
+	GRADE_EXPECT(finished, "the scenario to finish in its time limit",
 		     "the loop thread is stuck: a lock held forever (a done "
 		     "called under the pool's lock?) or a join of a worker "
 		     "nobody woke");
@@ -376,7 +443,7 @@ static void heartbeat_phase(struct ctx *c, struct lag_run *run)
 		c->setup_failed = true;
 	} else {
 		evtimer_add(starter, &twenty_ms);
-		loop_until_dones(c, c->n_jobs, 3000);
+		loop_until_dones(c, c->n_jobs, 1500);
 		loop_for(c, 30);
 		lag_stop(lag);
 		lag_get_stats(lag, &run->st);
@@ -403,6 +470,15 @@ static void heartbeat_scenario(void *arg)
 		heartbeat_phase(&h->c, &h->inl);
 	if (!h->c.setup_failed)
 		heartbeat_phase(&h->c, &h->off);
+	/* One beat held up by a busy machine looks like one long inline
+	 * call; inline work stalls every run, a busy machine rarely twice. */
+	if (!h->c.setup_failed && h->off.st.p99_ns >= h->inl.inline_work_ns / 2) {
+		struct lag_run again = { 0 };
+
+		heartbeat_phase(&h->c, &again);
+		if (again.st.p99_ns < h->off.st.p99_ns)
+			h->off = again;
+	}
 	ctx_close(&h->c);
 }
 
@@ -412,17 +488,22 @@ static void heartbeat_scenario(void *arg)
  * The grader first runs the same work inline itself — the counter-example
  * — and requires its worst lag to show the stall (at least half the work
  * time; it is the whole work minus at most one 5 ms period), which proves
- * the meter sees stalls.  Then the pool must keep the heartbeat near idle.
+ * the meter sees stalls.  Then the pool must keep the heartbeat near idle
+ * while it holds the work (up to 1.5 s, scaled: whether a worker wakes for
+ * the jobs at all is a_job_submitted_to_an_idle_pool_starts_promptly's to
+ * judge, with its own hint).
  * Bounds: ~50 beats, so nearest-rank p99 is the worst beat; it must stay
  * under half the inline stall (~100 ms; offloaded p99 here is 0.4-10 ms
- * even with other builds on both cores, a 10x margin), and the median
+ * even with other builds on both cores, a 10x margin, but one beat 102 ms
+ * late was seen once under heavy load: an offloaded phase over the bound
+ * is run a second time, and the better run is judged), and the median
  * under 20 ms scaled (measured 0.01-0.1 ms, 200x).
  */
 static void offloaded_work_keeps_the_heartbeat_near_idle_while_inline_stalls(
 	void **state)
 {
 	static struct heartbeat_case h;
-	bool finished = run_on_loop_thread(heartbeat_scenario, &h, 8000);
+	bool finished = run_on_loop_thread(heartbeat_scenario, &h, 20000);
 	int64_t stall = h.inl.inline_work_ns;
 
 	(void)state;
@@ -432,9 +513,6 @@ static void offloaded_work_keeps_the_heartbeat_near_idle_while_inline_stalls(
 		     "grader's own check of its meter)",
 		     "worst lag %.1f ms for %.1f ms of inline work",
 		     clock_ns_to_ms(h.inl.st.max_ns), clock_ns_to_ms(stall));
-	GRADE_EXPECT(h.c.dones_before_free == h.c.n_jobs,
-		     "every offloaded job done while the loop ran",
-		     "%d of %d", h.c.dones_before_free, h.c.n_jobs);
 	GRADE_EXPECT(h.off.st.count >= 10 && h.off.st.p99_ns < stall / 2 &&
 		     h.off.st.p50_ns < grade_bound_ns(20),
 		     "offloaded: heartbeat p99 lag well under the inline stall, "
@@ -466,11 +544,12 @@ static void thousand_scenario(void *arg)
 		goto out;
 	/* Let every job finish while the loop is not running: all 1,000
 	 * rings land on an event that is already active. */
-	end = clock_monotonic_ns() + grade_bound_ns(3000);
+	end = clock_monotonic_ns() + grade_bound_ns(1000);
 	while (atomic_load(&c->worked) < c->n_jobs && clock_monotonic_ns() < end)
 		clock_sleep_ns(CLOCK_NS_PER_MS);
 	clock_sleep_ns(20 * CLOCK_NS_PER_MS);
-	loop_until_dones(c, c->n_jobs, 1000);
+	c->worked_before_loop = atomic_load(&c->worked);
+	loop_until_dones(c, c->worked_before_loop, 1000);
 	loop_for(c, 20);   /* and catch any extra calls */
 out:
 	ctx_close(c);
@@ -479,8 +558,9 @@ out:
 /* Catches: one completion per doorbell callback.  event_active on an
  * event that is already active does nothing, so 1,000 rings made while
  * the loop was busy arrive as one callback: it must deliver them all.
- * No clock: the grader waits until every job has run before it runs the
- * loop, then counts. */
+ * No clock: the grader waits until every job has run (at most 1 s,
+ * scaled) before it runs the loop, then counts the dones of the jobs that
+ * had run (a pool whose workers never wake is the promptness test's). */
 static void thousand_tiny_jobs_get_exactly_a_thousand_callbacks(void **state)
 {
 	struct ctx c = { 0 };
@@ -488,11 +568,12 @@ static void thousand_tiny_jobs_get_exactly_a_thousand_callbacks(void **state)
 
 	(void)state;
 	expect_finished(finished, &c);
-	GRADE_EXPECT(atomic_load(&c.worked) == 1000, "1,000 jobs worked",
-		     "%d", atomic_load(&c.worked));
-	GRADE_EXPECT(c.dones_before_free == 1000,
-		     "1,000 done callbacks from the running loop",
-		     "%d (offload_free delivered the rest)", c.dones_before_free);
+	GRADE_EXPECT(c.dones_before_free == c.worked_before_loop,
+		     "a done callback from the running loop for every job whose "
+		     "work had finished before the loop ran",
+		     "%d done callbacks for %d finished jobs (offload_free "
+		     "delivered the rest)", c.dones_before_free,
+		     c.worked_before_loop);
 	expect_each_done_once(&c);
 	ctx_release(&c);
 }
@@ -503,7 +584,7 @@ static void chain_done(void *arg)
 	struct ctx *c = t->ctx;
 
 	tracked_done(arg);
-	if (c->chain_next < c->n_jobs)
+	if (!c->closing && c->chain_next < c->n_jobs)
 		if (offload_submit(c->pool, hash_job_work, chain_done,
 				   &c->jobs[c->chain_next++]) != 0)
 			c->submit_failures++;
@@ -527,7 +608,8 @@ static void chain_scenario(void *arg)
 
 /* Catches: done called while the pool's lock is held — a done that submits
  * the next job then waits forever for that lock.  A chain of 20 jobs, each
- * submitted by the previous one's done. */
+ * submitted by the previous one's done while the loop runs (the chain
+ * stops at offload_free: submitting then is refused, by contract). */
 static void jobs_submitted_from_a_completion_run_too(void **state)
 {
 	struct ctx c = { 0 };
@@ -535,7 +617,13 @@ static void jobs_submitted_from_a_completion_run_too(void **state)
 
 	(void)state;
 	expect_finished(finished, &c);
-	expect_each_done_once(&c);
+	GRADE_EXPECT(c.dones == c.chain_next,
+		     "one done callback per job submitted",
+		     "%d done calls for %d jobs", c.dones, c.chain_next);
+	for (int i = 0; i < c.chain_next; i++)
+		GRADE_EXPECT(c.jobs[i].done_calls == 1,
+			     "each job's done called exactly once",
+			     "job %d: %d calls", i, c.jobs[i].done_calls);
 	ctx_release(&c);
 }
 
@@ -658,29 +746,675 @@ static void pool_runs_jobs_in_parallel_on_its_workers(void **state)
 	ctx_release(&c);
 }
 
+/* ---- tests: waking, sleeping, ordering ------------------------------------ */
+
+static void marking_work(void *arg)
+{
+	struct tracked *t = arg;
+	struct ctx *c = t->ctx;
+
+	t->start_ns = clock_monotonic_ns();
+	t->worker = pthread_self();
+	if (pthread_equal(t->worker, c->loop_thread))
+		c->work_on_loop++;
+	atomic_fetch_add(&c->worked, 1);
+}
+
+/* Waits (sleeping, the loop not running) until want jobs have worked or ms
+ * (scaled) have passed.  @return whether they did. */
+static bool wait_worked(struct ctx *c, int want, int64_t ms)
+{
+	int64_t end = clock_monotonic_ns() + grade_bound_ns(ms);
+
+	while (atomic_load(&c->worked) < want && clock_monotonic_ns() < end)
+		clock_sleep_ns(200 * CLOCK_NS_PER_US);
+	return atomic_load(&c->worked) >= want;
+}
+
+#define RING_JOBS 4
+
+static void ring_scenario(void *arg)
+{
+	struct ctx *c = arg;
+
+	ctx_init(c, 1, RING_JOBS, 1, false);
+	ring_hook_loop = c->loop_thread;
+	atomic_store(&ring_hook_on, true);
+	for (int i = 0; i < RING_JOBS && !c->setup_failed; i++) {
+		submit(c, marking_work, i);
+		if (c->submit_failures || !wait_worked(c, i + 1, 1000))
+			break;
+		loop_until_dones(c, i + 1, 300);
+		if (c->dones < i + 1)
+			break;
+		/* Two more passes: the worker held by the hook goes on. */
+		for (int k = 0; k < 2; k++) {
+			event_base_loop(c->base, EVLOOP_NONBLOCK);
+			atomic_fetch_add(&loop_passes, 1);
+		}
+	}
+	atomic_store(&ring_hook_on, false);
+	ctx_close(c);
+}
+
+/*
+ * Catches: the doorbell rung before the job is on the finished queue
+ * ("ring, then push").  The loop answers a ring it gets while it waits at
+ * once, finds nothing, and no ring follows the push: the job waits for the
+ * next ring or for offload_free.  The grader's event_active hook (above)
+ * holds a worker that rang until the loop has answered, so the mistake
+ * shows every time.  4 jobs, one at a time, on 1 worker: each job that
+ * worked must get its done from the loop within 300 ms (scaled) of its
+ * work (a correct pool: one 10 ms loop tick).
+ */
+static void a_done_arrives_when_the_loop_answers_the_ring_at_once(void **state)
+{
+	static struct ctx c;
+	bool finished = run_on_loop_thread(ring_scenario, &c, 5000);
+	int worked;
+
+	(void)state;
+	expect_finished(finished, &c);
+	worked = atomic_load(&c.worked);
+	GRADE_EXPECT(c.dones_before_free >= worked,
+		     "each job's done from the running loop soon after its "
+		     "work (4 jobs, one at a time)",
+		     "job %d worked, but its done had not come 300 ms later: the "
+		     "loop answered the ring and found no finished job",
+		     c.dones_before_free);
+	ctx_release(&c);
+}
+
+#define PROMPT_JOBS 21
+
+static void prompt_scenario(void *arg)
+{
+	struct ctx *c = arg;
+
+	ctx_init(c, 2, PROMPT_JOBS, 1, false);
+	for (int i = 0; i < PROMPT_JOBS && !c->setup_failed; i++) {
+		/* Let both workers go back to sleep first. */
+		clock_sleep_ns(2 * CLOCK_NS_PER_MS);
+		c->jobs[i].end_ns = clock_monotonic_ns();   /* submitted */
+		submit(c, marking_work, i);
+		if (c->submit_failures || !wait_worked(c, i + 1, 200))
+			break;
+		event_base_loop(c->base, EVLOOP_NONBLOCK);
+	}
+	ctx_close(c);
+}
+
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Catches: a lost wake-up (offload_submit queues the job but signals no
+ * worker, or signals before the job is queued) and workers that look for
+ * jobs only now and then (a sleep or a timed wait of tens of ms; frequent
+ * looks are an_idle_pool_uses_no_cpu's).  21 jobs, one at a time, each
+ * submitted to an idle pool of 2 workers: every job must start (its work
+ * begin on a worker) within 200 ms (scaled) of offload_submit, and the
+ * median delay must be under 20 ms (scaled).  Measured: a woken worker
+ * starts in 0.005-0.03 ms on an idle machine; with two busy loops on the
+ * two cores the median reached 1.7 ms (the woken worker waits for a core),
+ * a 12x margin; a 10 ms timed wait gives 7.4-7.9 ms, so only looks 40 ms
+ * or more apart fail here.
+ */
+static void a_job_submitted_to_an_idle_pool_starts_promptly(void **state)
+{
+	static struct ctx c;
+	bool finished = run_on_loop_thread(prompt_scenario, &c, 10000);
+	int64_t delay[PROMPT_JOBS], bound = grade_bound_ns(20);
+	int started = 0;
+
+	(void)state;
+	expect_finished(finished, &c);
+	for (int i = 0; i < PROMPT_JOBS && c.jobs[i].start_ns; i++)
+		delay[started++] = c.jobs[i].start_ns - c.jobs[i].end_ns;
+	GRADE_EXPECT(started == PROMPT_JOBS,
+		     "every job started by a worker within 200 ms of "
+		     "offload_submit",
+		     "job %d never started while the loop waited: no worker "
+		     "woke up for it", started);
+	qsort(delay, PROMPT_JOBS, sizeof(delay[0]), cmp_int64);
+	GRADE_EXPECT(delay[PROMPT_JOBS / 2] <= bound,
+		     "median delay from offload_submit to the work's start under "
+		     "20 ms (a worker woken by the condition)",
+		     "median %.3f ms, worst %.3f ms: the workers look for jobs "
+		     "only now and then",
+		     clock_ns_to_ms(delay[PROMPT_JOBS / 2]),
+		     clock_ns_to_ms(delay[PROMPT_JOBS - 1]));
+	ctx_release(&c);
+}
+
+struct idle_case {
+	struct ctx c;
+	int64_t cpu_ns;
+};
+
+static int64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * CLOCK_NS_PER_S + ts.tv_nsec;
+}
+
+static void idle_scenario(void *arg)
+{
+	struct idle_case *ic = arg;
+	int64_t cpu0;
+
+	ctx_init(&ic->c, 64, 1, 1, false);
+	if (!ic->c.setup_failed) {
+		clock_sleep_ns(50 * CLOCK_NS_PER_MS);   /* workers settle */
+		cpu0 = process_cpu_ns();
+		clock_sleep_ns(500 * CLOCK_NS_PER_MS);
+		ic->cpu_ns = process_cpu_ns() - cpu0;
+		/* And the pool still works. */
+		submit(&ic->c, marking_work, 0);
+		if (!ic->c.submit_failures)
+			loop_until_dones(&ic->c, 1, 1000);
+	}
+	ctx_close(&ic->c);
+}
+
+/*
+ * Catches: idle workers that poll (sleep 1 ms and look again, a timed wait
+ * in a loop, sched_yield) instead of sleeping on the condition.  A pool of
+ * 64 idle workers for 500 ms: the whole process (the grader's threads
+ * sleep too) must use under 2 ms of CPU (scaled).  Measured, idle machine
+ * and with two busy loops on the two cores: 0.01-0.04 ms for workers
+ * waiting on the condition (8 workers, 300 ms); a look costs ~3 us of CPU
+ * (8 workers polling every 1 ms: 7.4-7.9 ms for 2,400 looks), so 64
+ * workers polling every 1 ms use ~100 ms and every 10 ms ~10 ms: a 5x
+ * margin or more.  Then one job must still run and come back.
+ */
+static void an_idle_pool_uses_no_cpu(void **state)
+{
+	static struct idle_case ic;
+	bool finished = run_on_loop_thread(idle_scenario, &ic, 5000);
+
+	(void)state;
+	expect_finished(finished, &ic.c);
+	GRADE_EXPECT(ic.cpu_ns < grade_bound_ns(2),
+		     "64 idle workers for 500 ms: under 2 ms of CPU in all",
+		     "%.2f ms of CPU: the idle workers are polling",
+		     clock_ns_to_ms(ic.cpu_ns));
+	GRADE_EXPECT(ic.c.dones == 1, "then a job submitted to the pool comes "
+		     "back", "%d done calls", ic.c.dones);
+	ctx_release(&ic.c);
+}
+
+#define BURSTS 300
+#define BURST_JOBS 8
+
+/* Threads of this process (the kernel's count: an ended thread is gone
+ * from it even before it is joined).  -1 if it cannot be read. */
+static int thread_count(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+struct burst_case {
+	struct ctx c;
+	int bursts;             /* bursts whose jobs all worked within 100 ms */
+	int threads_before, threads_after;
+};
+
+static void burst_scenario(void *arg)
+{
+	struct burst_case *b = arg;
+	struct ctx *c = &b->c;
+	int submitted = 0;
+
+	ctx_init(c, 4, BURST_JOBS, 1, false);
+	clock_sleep_ns(20 * CLOCK_NS_PER_MS);   /* every worker started */
+	b->threads_before = thread_count();
+	for (int k = 0; k < BURSTS && !c->setup_failed; k++) {
+		for (int i = 0; i < BURST_JOBS && !c->submit_failures; i++)
+			submit(c, tiny_work, i);
+		submitted += BURST_JOBS;
+		/* Not judged here: a burst that stalls (no worker left, or
+		 * none woken) only ends the bursts. */
+		if (c->submit_failures || !wait_worked(c, submitted, 100))
+			break;
+		event_base_loop(c->base, EVLOOP_NONBLOCK);
+		b->bursts++;
+	}
+	clock_sleep_ns(20 * CLOCK_NS_PER_MS);   /* a quitting worker ends */
+	b->threads_after = thread_count();
+	ctx_close(c);
+}
+
+/*
+ * Catches: a worker that waits with `if` instead of `while`.  A worker
+ * that pthread_cond_signal woke often finds the queue empty: another
+ * worker, just back from its own job, took the job first.  With `if` it
+ * then pops nothing and quits (or crashes).  Up to 300 bursts of 8 tiny
+ * jobs on one pool of 4 workers (thousands of such wake-ups); the
+ * process's thread count (/proc/self/status) must be the same after the
+ * bursts as before: no worker thread ended.  Counts, not times (a burst
+ * that takes over 100 ms, scaled, only ends the bursts early).
+ */
+static void workers_wait_again_when_woken_with_no_job(void **state)
+{
+	static struct burst_case b;
+	bool finished = run_on_loop_thread(burst_scenario, &b, 15000);
+	int quit = b.threads_before - b.threads_after;
+
+	(void)state;
+	expect_finished(finished, &b.c);
+	GRADE_EXPECT(quit <= 0,
+		     "all 4 workers still running after the bursts",
+		     "%d worker thread(s) ended while the pool was running "
+		     "(%d bursts of 8 jobs): a worker woken with no job to "
+		     "take quit", quit, b.bursts);
+	ctx_release(&b.c);
+}
+
+static void order_work(void *arg)
+{
+	struct tracked *t = arg;
+	struct ctx *c = t->ctx;
+	int slot = atomic_fetch_add(&c->order_next, 1);
+
+	if (slot < 64)
+		c->order[slot] = t->index;
+	if (t->index == 0)   /* the others queue up behind it */
+		clock_sleep_ns(20 * CLOCK_NS_PER_MS);
+}
+
+static void order_scenario(void *arg)
+{
+	struct ctx *c = arg;
+
+	ctx_init(c, 1, 30, 1, false);
+	if (!c->setup_failed)
+		submit_all(c, order_work);
+	if (!c->setup_failed && !c->submit_failures)
+		loop_until_dones(c, c->n_jobs, 3000);
+	ctx_close(c);
+}
+
+/* Catches: a queue that hands out the newest job first (pushed at the
+ * head), or in any order but submission order.  1 worker, 30 jobs; the
+ * first holds the worker for 20 ms so that the others queue up behind
+ * it.  Order, not time. */
+static void workers_take_jobs_in_submission_order(void **state)
+{
+	static struct ctx c;
+	bool finished = run_on_loop_thread(order_scenario, &c, 5000);
+	int n;
+
+	(void)state;
+	expect_finished(finished, &c);
+	n = atomic_load(&c.order_next);
+	GRADE_EXPECT(n == 30, "30 jobs worked", "%d", n);
+	for (int i = 0; i < 30; i++)
+		GRADE_EXPECT(c.order[i] == i,
+			     "work begins in submission order: 0 1 2 ... 29",
+			     "job %d began %s", c.order[i],
+			     i == 0 ? "first" : "after jobs it was submitted "
+			     "before");
+	ctx_release(&c);
+}
+
+static void not_in_submit_scenario(void *arg)
+{
+	struct ctx *c = arg;
+
+	ctx_init(c, 1, 2, 1, false);
+	if (c->setup_failed)
+		goto out;
+	submit(c, marking_work, 0);
+	/* Job 0 worked and was handed back; the loop has not run.  (A job no
+	 * worker takes is the promptness test's.) */
+	c->phase = -1;
+	if (!wait_worked(c, 1, 1000))
+		goto out;
+	clock_sleep_ns(5 * CLOCK_NS_PER_MS);
+	c->phase = c->dones;          /* dones before submit(1) */
+	submit(c, marking_work, 1);
+	c->worked_before_loop = c->dones;   /* dones once it returned */
+	if (!c->submit_failures)
+		loop_until_dones(c, 2, 1000);
+	c->worked_at_close = atomic_load(&c->worked);
+out:
+	ctx_close(c);
+}
+
+/* Catches: done called inside offload_submit (e.g. a submit that delivers
+ * the jobs already finished).  The header: done runs in a later pass of
+ * the loop, never inside offload_submit: the caller of submit may hold
+ * state done must not see half-made.  Job 0 has worked and been handed
+ * back, the loop not yet run; submitting job 1 must call no done. */
+static void done_never_runs_inside_offload_submit(void **state)
+{
+	static struct ctx c;
+	bool finished = run_on_loop_thread(not_in_submit_scenario, &c, 5000);
+
+	(void)state;
+	expect_finished(finished, &c);
+	if (c.phase < 0)
+		goto out;
+	GRADE_EXPECT(c.phase == 0 && c.worked_before_loop == 0,
+		     "no done before the loop runs: none during offload_submit",
+		     "%d done(s) before submitting job 1, %d once it returned",
+		     c.phase, c.worked_before_loop);
+	GRADE_EXPECT(c.dones_before_free == c.worked_at_close,
+		     "then the dones from the loop, one per job that worked",
+		     "%d for %d jobs", c.dones_before_free, c.worked_at_close);
+out:
+	ctx_release(&c);
+}
+
+/* ---- tests: shutdown and leaks -------------------------------------------- */
+
+static long heap_in_use(void)
+{
+	return (long)mallinfo2().uordblks;
+}
+
+#define SUBMITS_PER_DONE 50
+
+/* A done delivered by offload_free: submitting now must be refused, and
+ * the refused jobs must not stay on the heap.  (50 tries per done: up to 7
+ * freed blocks of a size stay counted as in use in the thread's malloc
+ * cache, which only many blocks outweigh.) */
+static void submit_at_shutdown_done(void *arg)
+{
+	struct tracked *t = arg;
+	struct ctx *c = t->ctx;
+	long heap = heap_in_use();
+
+	for (int k = 0; k < SUBMITS_PER_DONE; k++) {
+		if (offload_submit(c->pool, tiny_work, tracked_done, t) == 0)
+			c->accepted++;
+		else
+			c->refused++;
+	}
+	c->heap_leak += heap_in_use() - heap;
+	tracked_done(arg);
+}
+
+static void refuse_scenario(void *arg)
+{
+	struct ctx *c = arg;
+
+	ctx_init(c, 1, 6, 1, false);
+	for (int i = 0; i < c->n_jobs && !c->setup_failed; i++)
+		if (offload_submit(c->pool, tiny_work, submit_at_shutdown_done,
+				   &c->jobs[i]) != 0)
+			c->submit_failures++;
+	/* No loop: offload_free delivers all six. */
+	ctx_close(c);
+}
+
+/* Catches: offload_submit accepting jobs once offload_free has begun (a
+ * job no worker will ever run: its done never comes), and a refused job
+ * not freed (malloc'd before the check, then forgotten).  Six jobs whose
+ * dones, delivered by offload_free itself, each try to submit 50 more.
+ * Heap in use is read (mallinfo2) around the tries: 300 leaked jobs are
+ * 300 x 32 bytes or more; a correct pool leaves at most the 7 blocks
+ * malloc's per-thread cache keeps (measured: 48 bytes).  Bound: 4,096. */
+static void submit_during_shutdown_is_refused_and_leaks_nothing(void **state)
+{
+	static struct ctx c;
+	bool finished = run_on_loop_thread(refuse_scenario, &c, 5000);
+
+	(void)state;
+	expect_finished(finished, &c);
+	GRADE_EXPECT(c.dones == 6, "six dones, delivered by offload_free",
+		     "%d", c.dones);
+	GRADE_EXPECT(c.accepted == 0,
+		     "offload_submit() returns -1 from a done that offload_free "
+		     "delivers (the pool is shutting down)",
+		     "it returned 0 %d time(s) of 300", c.accepted);
+	GRADE_EXPECT(c.heap_leak < 4096,
+		     "a refused submit leaves nothing on the heap",
+		     "%ld bytes more in use after 300 refused submits: the "
+		     "refused jobs were not freed", c.heap_leak);
+	ctx_release(&c);
+}
+
+static void sleepy_then_mark(void *arg)
+{
+	struct tracked *t = arg;
+
+	if (t->index == 0)
+		clock_sleep_ns(30 * CLOCK_NS_PER_MS);
+	marking_work(arg);
+}
+
+static void inline_shutdown_scenario(void *arg)
+{
+	struct ctx *c = arg;
+
+	ctx_init(c, 1, 6, 1, false);
+	if (!c->setup_failed)
+		submit_all(c, sleepy_then_mark);
+	/* Job 0 holds the only worker; 1-5 are queued when the pool is
+	 * freed. */
+	clock_sleep_ns(5 * CLOCK_NS_PER_MS);
+	ctx_close(c);
+}
+
+/* Catches: offload_free running the jobs still queued itself, on the
+ * calling (loop) thread, to finish sooner.  Work runs on a worker thread,
+ * always: at shutdown too.  1 worker held 30 ms by job 0; jobs 1-5 queued
+ * when offload_free is called. */
+static void work_runs_on_a_worker_thread_even_at_shutdown(void **state)
+{
+	static struct ctx c;
+	bool finished = run_on_loop_thread(inline_shutdown_scenario, &c, 5000);
+
+	(void)state;
+	expect_finished(finished, &c);
+	GRADE_EXPECT(atomic_load(&c.worked) == 6, "all 6 jobs worked",
+		     "%d", atomic_load(&c.worked));
+	GRADE_EXPECT(c.work_on_loop == 0,
+		     "every job's work on a worker thread",
+		     "%d of 6 ran on the thread that called offload_free",
+		     c.work_on_loop);
+	expect_each_done_once(&c);
+	ctx_release(&c);
+}
+
+struct leak_case {
+	struct ctx warm, c;
+	long event_blocks;      /* libevent blocks left after all was freed */
+	long heap_bytes;        /* heap left by the measured pool */
+};
+
+/* 1,000 tiny jobs: about half delivered by the loop, the rest by
+ * offload_free. */
+static void thousand_jobs_half_at_free(struct ctx *c)
+{
+	c->pool = offload_new(c->base, 2);
+	c->setup_failed = c->pool == NULL;
+	if (!c->setup_failed)
+		submit_all(c, tiny_work);
+	if (!c->setup_failed && !c->submit_failures)
+		loop_until_dones(c, c->n_jobs / 2, 2000);
+	offload_free(c->pool);
+	c->pool = NULL;
+}
+
+static void leak_scenario(void *arg)
+{
+	struct leak_case *lc = arg;
+	long events = evalloc_live(), heap;
+
+	/* A first pool warms up what stays allocated for good (thread
+	 * stacks and their TLS, malloc arenas, libevent's locks). */
+	ctx_setup(&lc->warm, 2, 1000, 1, false);
+	if (!lc->warm.setup_failed)
+		thousand_jobs_half_at_free(&lc->warm);
+	ctx_close(&lc->warm);
+	events = evalloc_live();
+	ctx_setup(&lc->c, 2, 1000, 1, false);
+	heap = heap_in_use();
+	if (!lc->c.setup_failed)
+		thousand_jobs_half_at_free(&lc->c);
+	lc->heap_bytes = heap_in_use() - heap;
+	ctx_close(&lc->c);
+	lc->event_blocks = evalloc_live() - events;
+}
+
+/* Catches: jobs not freed after their done (a hand-written delivery loop
+ * that forgets free), jobs left on a queue at shutdown, and a doorbell
+ * event never freed.  Counted in the plain build: libevent's live blocks
+ * (evalloc) before the base is made and after it is freed, and the heap in
+ * use (mallinfo2) around a second pool of 1,000 jobs (the first warms up
+ * what stays allocated for good).  A leaked job is 32+ bytes: 1,000 of
+ * them 32,000; the bound, 8,000 bytes, leaves room for a malloc arena's
+ * bookkeeping (measured: 0 bytes). */
+static void a_freed_pool_leaves_no_event_and_no_job_behind(void **state)
+{
+	static struct leak_case lc;
+	bool finished = run_on_loop_thread(leak_scenario, &lc, 8000);
+
+	(void)state;
+	expect_finished(finished, &lc.c);
+	expect_each_done_once(&lc.c);
+	GRADE_EXPECT(lc.event_blocks == 0,
+		     "no libevent block left once the pool and the base are "
+		     "freed",
+		     "%ld left (the doorbell event not freed?)", lc.event_blocks);
+	GRADE_EXPECT(lc.heap_bytes < 8000,
+		     "the heap back where it was after 1,000 jobs and "
+		     "offload_free",
+		     "%ld bytes more in use (~%ld per job): jobs not freed",
+		     lc.heap_bytes, lc.heap_bytes / 1000);
+	ctx_release(&lc.warm);
+	ctx_release(&lc.c);
+}
+
+/* libevent allocates its global locks for good with the first base made
+ * for threads: make (and free) one before counting. */
+static void warm_up_threaded_libevent(void)
+{
+	struct event_base *base = evbase_new(EVBASE_PRECISE | EVBASE_THREADS);
+
+	if (base)
+		event_base_free(base);
+}
+
+static void counts_scenario(void *arg)
+{
+	struct ctx *c = arg;
+	static const int bad[] = { 0, -1, 65 };
+	long events;
+
+	warm_up_threaded_libevent();
+	events = evalloc_live();
+
+	ctx_setup(c, 64, 1, 1, false);
+	for (int k = 0; k < 3 && !c->setup_failed; k++)
+		if (offload_new(c->base, bad[k]) != NULL)
+			c->accepted++;
+	offload_free(NULL);
+	if (!c->setup_failed) {
+		c->pool = offload_new(c->base, 64);
+		c->setup_failed = c->pool == NULL;
+	}
+	if (!c->setup_failed)
+		submit_all(c, marking_work);
+	if (!c->setup_failed && !c->submit_failures)
+		loop_until_dones(c, 1, 2000);
+	ctx_close(c);
+	c->heap_leak = evalloc_live() - events;
+}
+
+/* Catches: offload_free(NULL) crashing, a pool accepted for 0, -1 or 65
+ * workers, and a pool of 64 that does not work.  (offload_new is
+ * provided; offload_free's NULL check is yours.) */
+static void pool_sizes_1_to_64_and_free_of_null(void **state)
+{
+	static struct ctx c;
+	bool finished = run_on_loop_thread(counts_scenario, &c, 5000);
+
+	(void)state;
+	GRADE_EXPECT(c.accepted == 0, "offload_new() returns NULL for 0, -1 "
+		     "and 65 workers", "it made %d of those pools", c.accepted);
+	expect_finished(finished, &c);
+	expect_each_done_once(&c);
+	GRADE_EXPECT(c.heap_leak == 0, "no libevent block left after the "
+		     "pools and the base are freed", "%ld left", c.heap_leak);
+	ctx_release(&c);
+}
+
 static const struct grade_test tests[] = {
-	GRADE_TEST(jobs_produce_the_right_digests, 15, 15000,
+	GRADE_TEST_TSAN(jobs_produce_the_right_digests, 8, 15000,
 		   "hand a job over to the loop only after its work has "
-		   "returned; ring after the job is on the finished queue"),
-	GRADE_TEST(completion_runs_on_the_loop_thread, 15, 15000,
+		   "returned, and touch the queues only under the lock"),
+	GRADE_TEST(completion_runs_on_the_loop_thread, 8, 15000,
 		   "workers never call done: they queue the job and ring the "
 		   "doorbell; the doorbell's callback calls done"),
 	GRADE_TEST(offloaded_work_keeps_the_heartbeat_near_idle_while_inline_stalls,
-		   20, 20000,
+		   8, 30000,
 		   "work must run in worker_main, not in offload_submit or "
 		   "the doorbell callback"),
-	GRADE_TEST(thousand_tiny_jobs_get_exactly_a_thousand_callbacks, 15, 20000,
+	GRADE_TEST(thousand_tiny_jobs_get_exactly_a_thousand_callbacks, 8, 20000,
 		   "event_active is a doorbell, not a queue: one callback may "
 		   "stand for many rings, so deliver every finished job"),
-	GRADE_TEST(jobs_submitted_from_a_completion_run_too, 10, 15000,
+	GRADE_TEST(jobs_submitted_from_a_completion_run_too, 6, 15000,
 		   "take the finished jobs under the lock, then unlock, then "
 		   "call their done callbacks"),
-	GRADE_TEST(shutdown_with_jobs_in_flight_finishes_them_and_returns, 15,
-		   15000,
-		   "broadcast to every waiting worker, join them, then deliver "
-		   "what is left on the finished queue"),
-	GRADE_TEST(pool_runs_jobs_in_parallel_on_its_workers, 10, 15000,
+	GRADE_TEST_TSAN(shutdown_with_jobs_in_flight_finishes_them_and_returns,
+		   8, 15000,
+		   "set stopping under the lock, broadcast to every waiting "
+		   "worker, join them, then deliver what is left on finished"),
+	GRADE_TEST(pool_runs_jobs_in_parallel_on_its_workers, 5, 15000,
 		   "start n_workers threads, and let each take its own job"),
+	GRADE_TEST(a_done_arrives_when_the_loop_answers_the_ring_at_once, 8,
+		   15000,
+		   "ring order: push the job onto finished (under the lock) "
+		   "FIRST, then ring; a ring answered before the push finds "
+		   "nothing, and no ring follows"),
+	GRADE_TEST(a_job_submitted_to_an_idle_pool_starts_promptly, 8, 20000,
+		   "offload_submit: queue the job, then pthread_cond_signal "
+		   "(under the lock); workers wait in pthread_cond_wait, not a "
+		   "sleep or a timed wait"),
+	GRADE_TEST(an_idle_pool_uses_no_cpu, 5, 15000,
+		   "an idle worker blocks in pthread_cond_wait until "
+		   "signalled: no sleep-and-look-again loop"),
+	GRADE_TEST_TSAN(workers_wait_again_when_woken_with_no_job, 7, 30000,
+		   "wait in a while loop (while queue empty and not stopping): "
+		   "a woken worker may find the job already taken"),
+	GRADE_TEST(submit_during_shutdown_is_refused_and_leaks_nothing, 5,
+		   15000,
+		   "offload_submit returns -1 once stopping is set, and frees "
+		   "the job it will not queue"),
+	GRADE_TEST(work_runs_on_a_worker_thread_even_at_shutdown, 5, 15000,
+		   "offload_free lets the workers drain todo (they see stopping "
+		   "only once it is empty); it never runs work itself"),
+	GRADE_TEST(a_freed_pool_leaves_no_event_and_no_job_behind, 4, 20000,
+		   "free every job after its done (run_dones does), free the "
+		   "doorbell with event_free in offload_free"),
+	GRADE_TEST(workers_take_jobs_in_submission_order, 3, 15000,
+		   "queue_push appends at the tail and queue_pop takes the "
+		   "head: a FIFO, oldest job first"),
+	GRADE_TEST(done_never_runs_inside_offload_submit, 2, 15000,
+		   "offload_submit only queues and signals: dones are the "
+		   "doorbell callback's (and offload_free's) to call"),
+	GRADE_TEST(pool_sizes_1_to_64_and_free_of_null, 2, 15000,
+		   "offload_free(NULL) returns at once; offload_new is "
+		   "provided: restore it from the handout"),
 };
 
 int main(int argc, char **argv)

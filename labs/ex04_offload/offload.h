@@ -54,6 +54,60 @@ int offload_submit(struct offload *pool, offload_work_fn work,
  */
 void offload_free(struct offload *pool);
 
+/*
+ * The promises above, each with the grader tests that hold the pool to it
+ * (labs/ex04_offload/grade.c):
+ *
+ * Promise: offload_new returns NULL for fewer than 1 or more than 64
+ * workers; a pool of 64 works; offload_free(NULL) does nothing.
+ *   [tests: pool_sizes_1_to_64_and_free_of_null]
+ * Promise: done runs after its job's work has returned, with that job's
+ * arg: each done sees its own, finished result.
+ *   [tests: jobs_produce_the_right_digests]
+ * Promise: done runs on the loop thread, exactly once per job.
+ *   [tests: completion_runs_on_the_loop_thread,
+ *    thousand_tiny_jobs_get_exactly_a_thousand_callbacks]
+ * Promise: done never runs inside offload_submit: only in a later pass of
+ * the loop (or in offload_free).
+ *   [tests: done_never_runs_inside_offload_submit]
+ * Promise: work runs on a worker thread, never on the loop thread: the
+ * loop keeps turning while the pool works (a heartbeat stays near idle
+ * where the same work inline stalls it), and at shutdown too.
+ *   [tests: offloaded_work_keeps_the_heartbeat_near_idle_while_inline_stalls,
+ *    work_runs_on_a_worker_thread_even_at_shutdown]
+ * Promise: n_workers threads take jobs, so up to n_workers jobs run at
+ * once, and they take them in submission order.
+ *   [tests: pool_runs_jobs_in_parallel_on_its_workers,
+ *    workers_take_jobs_in_submission_order]
+ * Promise: every finished job is delivered by the loop, however many
+ * rings merged into one doorbell callback, and whenever the loop answers
+ * a ring: a job is on the finished queue before its ring.
+ *   [tests: thousand_tiny_jobs_get_exactly_a_thousand_callbacks,
+ *    a_done_arrives_when_the_loop_answers_the_ring_at_once]
+ * Promise: a job submitted to an idle pool starts at once: offload_submit
+ * wakes a worker (no wake-up is lost, no worker polls).
+ *   [tests: a_job_submitted_to_an_idle_pool_starts_promptly]
+ * Promise: an idle pool uses no CPU: its workers sleep until woken.
+ *   [tests: an_idle_pool_uses_no_cpu]
+ * Promise: a worker woken with no job to take (another worker took it
+ * first, or a broadcast) waits again; workers end only at offload_free.
+ *   [tests: workers_wait_again_when_woken_with_no_job]
+ * Promise: done may call offload_submit: dones run without the pool's
+ * lock held.
+ *   [tests: jobs_submitted_from_a_completion_run_too]
+ * Promise: offload_free runs every job submitted before it, calls each
+ * undelivered done exactly once on the calling thread, and returns with
+ * no worker left waiting (idle workers are woken), free of data races.
+ *   [tests: shutdown_with_jobs_in_flight_finishes_them_and_returns]
+ * Promise: once offload_free has begun, offload_submit returns -1 (also
+ * from a done that offload_free delivers) and keeps nothing of the job.
+ *   [tests: submit_during_shutdown_is_refused_and_leaks_nothing]
+ * Promise: nothing leaks: every job is freed after its done, the doorbell
+ * event with the pool (counted in the plain build: libevent's live blocks
+ * and the heap in use).
+ *   [tests: a_freed_pool_leaves_no_event_and_no_job_behind]
+ */
+
 /* ---- provided (hashjob.c): the work the program and the grader offload -- */
 
 /* SHA-256 of len bytes at buf (not owned), in one library call. */

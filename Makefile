@@ -75,7 +75,7 @@ $(O)/obj/%.o: %.c | $(DEPS_OK)
 
 link = $(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(ALL_LDLIBS)
 
-$(DEPS_OK): common/deps.sh
+$(DEPS_OK): common/deps.sh common/packages.txt
 	@bash common/deps.sh
 	@mkdir -p $(@D) && touch $@
 

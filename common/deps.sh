@@ -1,26 +1,34 @@
 #!/usr/bin/env bash
-# Makes sure the Debian packages yieldlab builds with are present.
+# Makes sure the Debian packages yieldlab builds with (common/packages.txt,
+# use "build"; with --plots, use "plots") are present.
 # Installs them when it can (root: apt-get; otherwise sudo without a
 # password prompt); otherwise names the packages and the command, and fails.
 set -u
 
 need_pkgs=()
-pc_missing() { ! pkg-config --exists "$1" 2>/dev/null; }
-
-command -v pkg-config >/dev/null 2>&1 || need_pkgs+=(pkg-config)
-command -v cc >/dev/null 2>&1 || need_pkgs+=(gcc)
-if command -v pkg-config >/dev/null 2>&1; then
+uses=(build)
+[ "${1:-}" = "--plots" ] && uses=(plots)
+here=$(dirname "$0")
+if command -v dpkg-query >/dev/null 2>&1; then
+	# Debian: the packages of common/packages.txt that are not installed.
+	while read -r p; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			need_pkgs+=("$p")
+	done < <(bash "$here/packages.sh" "${uses[@]}")
+else
+	# Elsewhere: what pkg-config and the PATH can tell, by Debian name.
+	pc_missing() { ! pkg-config --exists "$1" 2>/dev/null; }
+	command -v cc >/dev/null 2>&1 || need_pkgs+=(build-essential)
+	command -v pkg-config >/dev/null 2>&1 || need_pkgs+=(pkg-config)
 	pc_missing libevent && need_pkgs+=(libevent-dev)
-	pc_missing libevent_pthreads && need_pkgs+=(libevent-dev)
 	pc_missing libcrypto && need_pkgs+=(libssl-dev)
 	pc_missing cmocka && need_pkgs+=(libcmocka-dev)
-	# the grading runner's seccomp filter (common/grade/contain.c)
 	pc_missing libseccomp && need_pkgs+=(libseccomp-dev)
-else
-	need_pkgs+=(libevent-dev libssl-dev libcmocka-dev libseccomp-dev)
-fi
-if [ "${1:-}" = "--plots" ]; then
-	command -v gnuplot >/dev/null 2>&1 || need_pkgs+=(gnuplot-nox)
+	[ "${uses[0]}" = plots ] && ! command -v gnuplot >/dev/null 2>&1 && need_pkgs+=(gnuplot-nox)
+	if [ ${#need_pkgs[@]} -gt 0 ]; then
+		echo "yieldlab: missing (Debian names, see common/packages.txt): ${need_pkgs[*]}" >&2
+		exit 1
+	fi
 fi
 
 [ ${#need_pkgs[@]} -eq 0 ] && exit 0

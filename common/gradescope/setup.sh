@@ -8,9 +8,7 @@
 set -u
 root=${YIELDLAB_AUTOGRADER_ROOT:-/autograder}
 src="$root/source"
-pkgs=(build-essential pkg-config libevent-dev libssl-dev libcmocka-dev libseccomp-dev bubblewrap
-	python3 procps util-linux coreutils)
-
+mapfile -t pkgs < <(bash "$src/yieldlab/common/packages.sh" build grade)
 if ! dpkg -s "${pkgs[@]}" >/dev/null 2>&1; then
 	if [ "$(id -u)" != 0 ]; then
 		echo "setup.sh: missing packages, and not root to install them: ${pkgs[*]}" >&2

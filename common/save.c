@@ -20,6 +20,12 @@
 /* evhttp's own timeouts only back ours up (see deadline_cb): they start
  * from the loop's cached time, which a long callback leaves stale. */
 #define EVHTTP_BACKSTOP_S 3600
+/* A deadline timer that fires this much after its deadline fired late
+ * because the loop was busy (a long callback), not because the server was
+ * slow: the request may still sit unwritten in its buffer.  Such an op gets
+ * one full timeout more, from then.  (An on-time timer is late by well
+ * under 10 ms even on a loaded 2-core VM.) */
+#define LATE_FIRE_NS (100 * 1000000LL)
 
 struct slot;
 
@@ -34,6 +40,7 @@ struct save_op {
 	const char *why;             /* set by error_cb before complete_cb */
 	struct evhttp_request *req;  /* on the wire (owned by evhttp), or NULL */
 	int64_t deadline_ns;         /* CLOCK_MONOTONIC: fail it "timeout" then */
+	bool had_grace;              /* its deadline passed while the loop was busy */
 };
 TAILQ_HEAD(op_queue, save_op);
 
@@ -275,6 +282,12 @@ static void deadline_cb(evutil_socket_t fd, short what, void *arg)
 	if (!op)
 		return;
 	if (now_ns() < op->deadline_ns) {
+		arm_deadline(slot->c, slot);
+		return;
+	}
+	if (!op->had_grace && now_ns() - op->deadline_ns > LATE_FIRE_NS) {
+		op->had_grace = true;
+		op->deadline_ns = now_ns() + slot->c->timeout_ns;
 		arm_deadline(slot->c, slot);
 		return;
 	}

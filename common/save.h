@@ -31,7 +31,9 @@ struct save_client_options {
 	int pool_size;        /* keep-alive connections; <= 0 means 10 */
 	int timeout_ms;       /* per request once sent (connect, write, wait
 				 for the answer), on the real clock: a long
-				 callback cannot make it expire early; the
+				 callback cannot make it expire early, and
+				 a deadline that passes while a callback
+				 holds the loop gets one timeout more; the
 				 time a save waits in the client's own queue
 				 does not count; <= 0 means 2000 */
 };

@@ -182,7 +182,7 @@ cp "$tmp/stub.c" "$student"
 touch "$tmp/stamp"
 run_make "$tmp/grade-all.log" grade-all SUBS="$tmp/subs" LAB=ex01
 for c in pipe_pass defines_fail constructor; do
-	res="$tree/build/submissions/$c/results.json"
+	res="$tree/build/submissions/$c/ex01/results.json"   # per lab: LAB=ex01
 	expect=$(sed -n 's/^ \* Expect: *//p' "$tmp/cases/$c.c")
 	if [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$res" 2>/dev/null)" = 0 ] &&
 		grep -qF -- "$expect" "$res"; then

@@ -212,8 +212,12 @@ if start_server bash -c 'ulimit -n 64 && exec "$0" --idle-timeout-ms 5000' "$S";
 	# 0.  Bound 20 ticks (0.2 s of CPU).
 	check "EMFILE: 100 idle connections, ulimit -n 64: the server pauses accepting ($used ticks of CPU in 1.5 s, < 20)" \
 		test "$used" -lt 20
-	check "EMFILE: logged once ($(grep -c 'pausing new connections' "$T/stderr") lines), not per attempt" \
-		test "$(grep -c 'pausing new connections' "$T/stderr")" = 1
+	# Once per episode: when the client lets go, the backlog's connections
+	# may be accepted before the held ones are seen closed, and a second
+	# short episode is logged (seen once in CI).  A server that logs per
+	# attempt prints thousands of lines.
+	check "EMFILE: logged once per pause ($(grep -c 'pausing new connections' "$T/stderr") lines, <= 3), not per attempt" \
+		test "$(grep -c 'pausing new connections' "$T/stderr")" -le 3
 	check "EMFILE: once the connections are gone, a save is stored (201)" \
 		test "$(save_code 1)" = 201
 	stop_server TERM

@@ -193,13 +193,15 @@ static int deny_foreign_signals(scmp_filter_ctx ctx, pid_t self)
 	static const char *const calls[] = { "kill", "tkill", "tgkill" };
 	int rc = 0;
 
+	/* datum_b (0) is unused by LT and GT; naming it keeps clang's
+	 * -Wmissing-field-initializers quiet about the macro's literal. */
 	for (size_t i = 0; i < 3; i++) {
 		int nr = seccomp_syscall_resolve_name(calls[i]);
 
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-				       SCMP_A0_32(SCMP_CMP_LT, (uint32_t)self));
+				       SCMP_A0_32(SCMP_CMP_LT, (uint32_t)self, 0));
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 1,
-				       SCMP_A0_32(SCMP_CMP_GT, 0x7fffffffu));
+				       SCMP_A0_32(SCMP_CMP_GT, 0x7fffffffu, 0));
 	}
 	return rc;
 }

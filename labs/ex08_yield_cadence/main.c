@@ -23,13 +23,13 @@
 #include "save.h"
 #include "saveproc.h"
 #include "trace.h"
+#include "workload.h"
 
 #include <err.h>
 #include <event2/event.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,13 +37,11 @@
 #define MAX_CADENCES 12
 
 struct options {
-	int n, difficulty, delay_ms, cap, budget_ms;
+	struct workload w;         /* --n, --item-ms, ... (common/workload.h) */
+	int budget_ms;
 	struct cadence cadences[MAX_CADENCES];
 	size_t n_cadences;
 	bool csv;
-	double item_ms;            /* --item-ms */
-	uint64_t links;            /* per item: --links, or calibrated */
-	double ns_per_link;        /* measured by the calibration, or 0 */
 };
 
 /* What one cadence measured. */
@@ -56,96 +54,37 @@ struct row {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: ex08 [--cadences LIST] [--budget-ms MS] [--n N]\n"
-		"            [--item-ms MS] [--difficulty D]\n"
-		"            [--links N] [--delay-ms MS] [--cap N] [--csv]\n"
-		"  --cadences LIST  what to sweep, in order: numbers k (yield every\n"
-		"                   k items), never, budget (default\n"
-		"                   1,2,5,10,never,budget)\n"
-		"  --budget-ms MS   the budget of 'budget' (1-10000, default 5)\n"
-		"  --n N            items to hash and save (1-10000, default 120)\n"
-		"  --item-ms MS     CPU time of one item: its SHA-256 links are\n"
-		"                   calibrated to it at start-up (0.1-1000, default 16)\n"
-		"  --difficulty D   scales the item time by 2^(D-8): 9 doubles it,\n"
-		"                   7 halves it (0-16, default 8)\n"
-		"  --links N        exactly N links per item, no calibration\n"
-		"  --delay-ms MS    the server answers each save after MS ms\n"
-		"                   (0-10000, default 50)\n"
-		"  --cap N          the server holds at most N saves at once; the\n"
-		"                   client opens as many connections (1-64, default 10)\n"
-		"  --csv            print CSV (one header row) instead of the table\n");
-}
-
-static void bad_usage(const char *problem, const char *arg)
-{
-	fprintf(stderr, "ex08: %s: '%s'\n", problem, arg);
-	usage(stderr);
-	exit(2);
-}
-
-static int parse_int(const char *arg, const char *name, int lo, int hi)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
-
-	if (*arg == '\0' || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "ex08: %s must be a whole number from %d to %d, "
-			"not '%s'\n", name, lo, hi, arg);
-		usage(stderr);
-		exit(2);
-	}
-	return (int)v;
-}
-
-static double parse_ms(const char *arg, const char *name, double lo, double hi)
-{
-	char *end;
-	double v = strtod(arg, &end);
-
-	if (*arg == '\0' || *end != '\0' || !(v >= lo && v <= hi)) {
-		fprintf(stderr, "ex08: %s must be a number from %g to %g, not '%s'\n",
-			name, lo, hi, arg);
-		usage(stderr);
-		exit(2);
-	}
-	return v;
-}
-
-static uint64_t parse_links(const char *arg)
-{
-	char *end;
-	unsigned long long v = strtoull(arg, &end, 10);
-
-	if (*arg < '0' || *arg > '9' || *end != '\0' || v < 1 ||
-	    v > HASHWORK_MAX_LINKS) {
-		fprintf(stderr, "ex08: --links must be a whole number from 1 to "
-			"%llu, not '%s'\n", (unsigned long long)HASHWORK_MAX_LINKS,
-			arg);
-		usage(stderr);
-		exit(2);
-	}
-	return (uint64_t)v;
+	fputs("usage: ex08 [--cadences LIST] [--budget-ms MS] [--n N]\n"
+	      "            [--item-ms MS] [--difficulty D]\n"
+	      "            [--links N] [--delay-ms MS] [--cap N] [--csv]\n"
+	      "  --cadences LIST what to sweep, in order: numbers k (yield every\n"
+	      "                  k items), never, budget (default\n"
+	      "                  1,2,5,10,never,budget)\n"
+	      "  --budget-ms MS  the budget of 'budget' (1-10000, default 5)\n", f);
+	workload_usage(f);
+	fputs("  --csv           print CSV (one header row) instead of the table\n", f);
 }
 
 /* "1,2,never,budget" into o->cadences; a budget's length is set later,
  * once --budget-ms is known (budget_ns = -1 marks it until then). */
-static void parse_cadences(char *list, struct options *o)
+static void parse_cadences(struct cli *cli, char *list, struct options *o)
 {
 	o->n_cadences = 0;
 	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
 		struct cadence c = { 0, 0 };
 
-		if (o->n_cadences == MAX_CADENCES)
-			bad_usage("--cadences takes at most 12 values", tok);
+		if (o->n_cadences == MAX_CADENCES) {
+			cli_bad(cli, "--cadences takes at most 12 values");
+			return;
+		}
 		if (strcmp(tok, "budget") == 0)
 			c.budget_ns = -1;
 		else if (strcmp(tok, "never") != 0)
-			c.every = (unsigned)parse_int(tok, "a cadence", 1, 10000);
+			c.every = (unsigned)cli_int(cli, tok, "a cadence (or never, budget)", 1, 10000);
 		o->cadences[o->n_cadences++] = c;
 	}
 	if (o->n_cadences == 0)
-		bad_usage("--cadences needs at least one value", "");
+		cli_bad(cli, "--cadences needs at least one value");
 }
 
 static void set_defaults(struct options *o)
@@ -154,9 +93,7 @@ static void set_defaults(struct options *o)
 		{ 1, 0 }, { 2, 0 }, { 5, 0 }, { 10, 0 }, { 0, 0 }, { 0, -1 },
 	};
 
-	*o = (struct options){ .n = 120, .difficulty = 8, .delay_ms = 50,
-			       .cap = 10, .budget_ms = 5,
-			       .item_ms = 16 };
+	*o = (struct options){ .w = WORKLOAD_DEFAULTS("ex08"), .budget_ms = 5 };
 	memcpy(o->cadences, sweep, sizeof(sweep));
 	o->n_cadences = sizeof(sweep) / sizeof(sweep[0]);
 }
@@ -166,38 +103,32 @@ static struct options parse_args(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "cadences", required_argument, NULL, 'k' },
 		{ "budget-ms", required_argument, NULL, 'b' },
-		{ "n", required_argument, NULL, 'n' },
-		{ "difficulty", required_argument, NULL, 'd' },
-		{ "item-ms", required_argument, NULL, 'i' },
-		{ "links", required_argument, NULL, 'L' },
-		{ "delay-ms", required_argument, NULL, 'D' },
-		{ "cap", required_argument, NULL, 'c' },
+		WORKLOAD_LONGOPTS,
 		{ "csv", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o;
+	struct cli cli = { .prog = "ex08", .usage = usage };
 	int c;
 
 	set_defaults(&o);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (workload_option(&cli, &o.w, c, optarg))
+			continue;
 		switch (c) {
-		case 'k': parse_cadences(optarg, &o); break;
-		case 'b': o.budget_ms = parse_int(optarg, "--budget-ms", 1, 10000); break;
-		case 'n': o.n = parse_int(optarg, "--n", 1, 10000); break;
-		case 'd': o.difficulty = parse_int(optarg, "--difficulty", 0, 16); break;
-		case 'i': o.item_ms = parse_ms(optarg, "--item-ms", 0.1, 1000); break;
-		case 'L': o.links = parse_links(optarg); break;
-		case 'D': o.delay_ms = parse_int(optarg, "--delay-ms", 0, 10000); break;
-		case 'c': o.cap = parse_int(optarg, "--cap", 1, 64); break;
+		case 'k': parse_cadences(&cli, optarg, &o); break;
+		case 'b': o.budget_ms = cli_int(&cli, optarg, "--budget-ms", 1, 10000); break;
 		case 'C': o.csv = true; break;
 		case 'h': usage(stdout); exit(0);
-		default: bad_usage("unknown option or missing value", argv[optind - 1]);
+		default: cli_bad(&cli, "unknown option or missing value");
 		}
 	}
 	if (optind != argc)
-		bad_usage("unexpected argument", argv[optind]);
+		cli_bad(&cli, "unexpected argument");
+	if (cli_failed(&cli))
+		exit(2);
 	for (size_t i = 0; i < o.n_cadences; i++)
 		if (o.cadences[i].budget_ns < 0)
 			o.cadences[i].budget_ns = o.budget_ms * CLOCK_NS_PER_MS;
@@ -214,60 +145,6 @@ static const char *cadence_name(const struct cadence *c, char *buf, size_t size)
 	else
 		snprintf(buf, size, "never");
 	return buf;
-}
-
-/* The links of one item: calibrated on this machine to item_ms x
- * 2^(difficulty - 8), unless --links fixed them.  An item's lesson is its
- * TIME against the server's delay: 2^16 links took 5 ms on one CPU and
- * 14 ms on another, so a fixed count would teach opposite lessons. */
-static void plan_items(struct options *o)
-{
-	struct hashwork *h;
-	double target_ms = ldexp(o->item_ms, o->difficulty - 8);
-
-	if (o->links > 0)
-		return;
-	h = hashwork_new();
-	if (!h)
-		errx(1, "libcrypto: no SHA-256");
-	o->links = hashwork_calibrate(h, (int64_t)(target_ms * 1e6),
-				      &o->ns_per_link);
-	hashwork_free(h);
-	if (o->links == 0)
-		errx(1, "cannot calibrate the hash work (libcrypto failed)");
-}
-
-/* "of 123456 links (calibrated to 16.0 ms at 130 ns per link)" */
-static const char *describe_items(const struct options *o, char *buf,
-				  size_t size)
-{
-	if (o->ns_per_link > 0)
-		snprintf(buf, size, "of %llu SHA-256 links (calibrated to "
-			 "%.1f ms at %.0f ns per link)",
-			 (unsigned long long)o->links,
-			 ldexp(o->item_ms, o->difficulty - 8), o->ns_per_link);
-	else
-		snprintf(buf, size, "of %llu SHA-256 links (--links)",
-			 (unsigned long long)o->links);
-	return buf;
-}
-
-/* The CPU floor: the same n hashes, no saves. */
-static double cpu_floor_s(const struct options *o)
-{
-	struct hashwork *h = hashwork_new();
-	uint8_t digest[HASHWORK_DIGEST_LEN];
-	int64_t start = clock_monotonic_ns();
-
-	if (!h)
-		errx(1, "libcrypto: no SHA-256");
-	if (isatty(STDERR_FILENO))
-		fprintf(stderr, "ex08: CPU floor (hashes only) ...\n");
-	for (int i = 0; i < o->n; i++)
-		if (hashwork_item_links(h, (uint64_t)i, o->links, digest) != 0)
-			errx(1, "libcrypto failed");
-	hashwork_free(h);
-	return (double)(clock_monotonic_ns() - start) / 1e9;
 }
 
 /* ---- one cadence ------------------------------------------------------------ */
@@ -327,8 +204,8 @@ static int start_server(const struct options *o, struct saveproc *server,
 	fd = mkstemp(path);
 	if (fd < 0)
 		err(1, "mkstemp %s", path);
-	so.delay_ms = o->delay_ms;
-	so.max_in_flight = o->cap;
+	so.delay_ms = o->w.delay_ms;
+	so.max_in_flight = o->w.cap;
 	so.log_path = path;
 	if (saveproc_start(server, &so) != 0) {
 		unlink(path);
@@ -359,8 +236,8 @@ static void start_task(const struct options *o, struct run *r,
 		       struct trace *trace)
 {
 	struct cad_job job = {
-		.client = r->client, .hasher = h, .n = (size_t)o->n,
-		.links = o->links, .cadence = *c, .trace = trace,
+		.client = r->client, .hasher = h, .n = (size_t)o->w.n,
+		.links = o->w.links, .cadence = *c, .trace = trace,
 		.done = done_cb, .arg = r,
 	};
 
@@ -382,14 +259,14 @@ static struct row run_cadence(const struct options *o, const struct cadence *c)
 	int64_t start;
 
 	r.client = r.base ? save_client_new(r.base, &(struct save_client_options){
-				.port = server.port, .pool_size = o->cap }) : NULL;
+				.port = server.port, .pool_size = o->w.cap }) : NULL;
 	if (!r.client || !h || !trace)
 		errx(1, "out of memory");
 	start = clock_monotonic_ns();
 	start_task(o, &r, c, h, trace);
 	run_until_done(&r);
-	if (r.task.acked != (size_t)o->n)
-		errx(1, "only %zu of %d saves were stored", r.task.acked, o->n);
+	if (r.task.acked != (size_t)o->w.n)
+		errx(1, "only %zu of %d saves were stored", r.task.acked, o->w.n);
 	row.total_s = (double)(r.finished_ns - start) / 1e9;
 	row.hash_s = (double)r.task.hash_ns / 1e9;
 	row.yields = r.yields;
@@ -407,7 +284,7 @@ static struct row run_cadence(const struct options *o, const struct cadence *c)
 
 static double drain_s(const struct options *o)
 {
-	return (double)((o->n + o->cap - 1) / o->cap) * o->delay_ms / 1000.0;
+	return (double)((o->w.n + o->w.cap - 1) / o->w.cap) * o->w.delay_ms / 1000.0;
 }
 
 static const char *class_of(const struct options *o, double overhead_s)
@@ -432,9 +309,9 @@ static void print_header(const struct options *o, double floor_s)
 	printf("ex08: %d items %s,\neach saved without waiting to a server "
 	       "that answers after %d ms, %d at once.\nCPU floor (the hashes "
 	       "alone): %.3f s, %.1f ms per item.\nAll saves after the hashing "
-	       "would drain in ceil(%d / %d) x %d ms = %.3f s.\n\n", o->n,
-	       describe_items(o, what, sizeof(what)), o->delay_ms, o->cap,
-	       floor_s, floor_s * 1000.0 / o->n, o->n, o->cap, o->delay_ms,
+	       "would drain in ceil(%d / %d) x %d ms = %.3f s.\n\n", o->w.n,
+	       workload_describe(&o->w, what, sizeof(what)), o->w.delay_ms, o->w.cap,
+	       floor_s, floor_s * 1000.0 / o->w.n, o->w.n, o->w.cap, o->w.delay_ms,
 	       drain_s(o));
 	printf("%-13s %6s %9s %9s %9s %11s  %s\n", "cadence", "yields", "total",
 	       "hashing", "overhead", "after hash", "class");
@@ -451,15 +328,15 @@ static void print_row(const struct options *o, const struct row *r,
 		printf("%s,%u,%lld,%u,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%zu,"
 		       "%.3f,%s,%llu,%.2f\n", name, r->cadence.every,
 		       (long long)(r->cadence.budget_ns / CLOCK_NS_PER_MS),
-		       r->yields, o->n, o->difficulty, o->delay_ms, o->cap,
+		       r->yields, o->w.n, o->w.difficulty, o->w.delay_ms, o->w.cap,
 		       r->total_s, floor_s, r->hash_s, overhead,
 		       r->total_s - floor_s, r->late, drain_s(o),
-		       class_of(o, overhead), (unsigned long long)o->links,
-		       floor_s * 1000.0 / o->n);
+		       class_of(o, overhead), (unsigned long long)o->w.links,
+		       floor_s * 1000.0 / o->w.n);
 		return;
 	}
 	printf("%-13s %6u %7.3f s %7.3f s %7.3f s %7zu/%-3d  %s\n", name,
-	       r->yields, r->total_s, r->hash_s, overhead, r->late, o->n,
+	       r->yields, r->total_s, r->hash_s, overhead, r->late, o->w.n,
 	       class_of(o, overhead));
 }
 
@@ -480,17 +357,19 @@ int main(int argc, char **argv)
 	double floor_s;
 	char name[32];
 
-	plan_items(&o);
-	floor_s = cpu_floor_s(&o);
+	if (workload_plan(&o.w) != 0)
+		errx(1, "cannot calibrate the hash work (libcrypto failed)");
+	floor_s = workload_cpu_floor_s(&o.w);
+	if (floor_s < 0)
+		errx(1, "libcrypto failed");
 
 	print_header(&o, floor_s);
 	fflush(stdout);
 	for (size_t i = 0; i < o.n_cadences; i++) {
 		struct row r;
 
-		if (isatty(STDERR_FILENO))
-			fprintf(stderr, "ex08: %s ...\n", cadence_name(
-				&o.cadences[i], name, sizeof(name)));
+		workload_progress(&o.w, cadence_name(&o.cadences[i], name,
+						     sizeof(name)));
 		r = run_cadence(&o, &o.cadences[i]);
 		print_row(&o, &r, floor_s);
 		fflush(stdout);

@@ -31,6 +31,8 @@ $(O)/test/%: $(O)/obj/common/tests/%.o $(COMMON_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(link)
+# The grader kit's allocation counter is tested on its own.
+$(O)/test/test_evalloc: $(O)/obj/common/grade/evalloc.o
 
 # Self-test of the harness: a fake lab whose tests hang, crash and misbehave.
 SELFTEST := $(O)/grader/selftest

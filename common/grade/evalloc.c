@@ -5,13 +5,26 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-/* The one mutable global: libevent's allocator hook has no context pointer. */
+/* Globals: libevent's allocator hook has no context pointer. */
 static atomic_long live_blocks;
 static atomic_bool installed;
+/* Allocations left before they start failing; -1: never fail. */
+static atomic_long until_failure = -1;
+
+/* True when this allocation must fail (see evalloc_fail_after). */
+static bool must_fail(void)
+{
+	long left = atomic_load(&until_failure);
+
+	while (left > 0 &&
+	       !atomic_compare_exchange_weak(&until_failure, &left, left - 1))
+		;
+	return left == 0;
+}
 
 static void *counted_malloc(size_t n)
 {
-	void *p = malloc(n);
+	void *p = must_fail() ? NULL : malloc(n);
 
 	if (p)
 		atomic_fetch_add(&live_blocks, 1);
@@ -20,7 +33,11 @@ static void *counted_malloc(size_t n)
 
 static void *counted_realloc(void *old, size_t n)
 {
-	void *p = realloc(old, n);
+	void *p;
+
+	if (n > 0 && must_fail())
+		return NULL;   /* as realloc does: old stays allocated */
+	p = realloc(old, n);
 
 	if (!old && p)
 		atomic_fetch_add(&live_blocks, 1);
@@ -46,4 +63,9 @@ void evalloc_install(void)
 long evalloc_live(void)
 {
 	return atomic_load(&live_blocks);
+}
+
+void evalloc_fail_after(long n)
+{
+	atomic_store(&until_failure, n < 0 ? -1 : n);
 }

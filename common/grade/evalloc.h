@@ -19,4 +19,11 @@ void evalloc_install(void);
 /* Blocks libevent has allocated and not yet freed (thread-safe). */
 long evalloc_live(void);
 
+/* Fault injection with the real allocator: after n more successful
+ * allocations, every libevent malloc/realloc fails (returns NULL, as when
+ * memory runs out) until evalloc_fail_after(-1) lets them succeed again.
+ * A test uses it to see what the code under test does when event_new or
+ * evtimer_new fails: the header says what it returns. */
+void evalloc_fail_after(long n);
+
 #endif

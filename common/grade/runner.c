@@ -2,6 +2,7 @@
  * grade-run: the trusted runner (see runner.h).  Subcommands:
  *
  *   grade  --out DIR [--fresh] [--test NAME | --only SUB] [--rerun CMD]
+ *          [--first-failure]
  *          [--seal SCRIPT] --lab LAB --grader BIN [--lister BIN]
  *          [--object OBJ --api FILE] [--tsan BIN] [--lab ...]
  *   report --out DIR [--labs 'LAB ...']     totals, results.json, status
@@ -54,6 +55,7 @@ struct opts {
 	const char *cmd, *out_dir, *test, *only, *rerun, *seal, *labs;
 	const char *list, *status, *note_file;
 	bool fresh;
+	bool first_failure;          /* stop a lab at its first lost test */
 	struct lab labs_v[MAX_LABS];
 	int n_labs, field;
 };
@@ -582,6 +584,9 @@ static int grade_lab(const struct opts *op, struct lab *l, bool color)
 		store_write_lab(op->out_dir, &(struct lab_result){
 			l->name, l->tests, l->outcomes, l->n });
 		store_merge(op->out_dir);
+		/* make mutants asks only whether some test fails. */
+		if (op->first_failure && score < max)
+			break;
 	}
 	if (contain_interrupted())
 		return 130;
@@ -761,7 +766,8 @@ static int usage(const char *problem)
 		fprintf(stderr, "grade-run: %s\n", problem);
 	fprintf(stderr,
 		"usage: grade-run grade --out DIR [--fresh] [--test NAME | --only SUB]\n"
-		"                 [--rerun CMD] [--seal SCRIPT] --lab LAB --grader BIN\n"
+		"                 [--first-failure] [--rerun CMD] [--seal SCRIPT]\n"
+		"                 --lab LAB --grader BIN\n"
 		"                 [--lister BIN] [--object OBJ --api FILE] [--tsan BIN]\n"
 		"                 [--lab LAB ...]\n"
 		"       grade-run report --out DIR [--labs 'LAB ...']\n"
@@ -809,6 +815,10 @@ static int parse_args(struct opts *op, int argc, char **argv)
 
 		if (strcmp(argv[i], "--fresh") == 0) {
 			op->fresh = true;
+			continue;
+		}
+		if (strcmp(argv[i], "--first-failure") == 0) {
+			op->first_failure = true;
 			continue;
 		}
 		if (strcmp(op->cmd, "field") == 0 && i == argc - 1 &&

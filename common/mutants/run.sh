@@ -63,7 +63,9 @@ grade_one() {
 		echo "$id notbuilt"
 		return
 	fi
-	if "$B/grader/mutant/$lab/$id" --out "$dir/out-$id" >"$dir/$id.log" 2>&1; then
+	# One lost test kills a mutant: the rest of its tests need not run.
+	if "$B/grader/mutant/$lab/$id" --out "$dir/out-$id" --first-failure \
+		>"$dir/$id.log" 2>&1; then
 		echo "$id survived"
 	else
 		echo "$id killed"

@@ -65,13 +65,14 @@ static void count_done(struct rr_task *task, void *arg)
 struct counted_chatty {
 	struct chatty chatty;
 	int *done_calls;
+	bool yield_failed_in_done;   /* task->yield_failed as done saw it */
 };
 
 static void chatty_done(struct rr_task *task, void *arg)
 {
 	struct counted_chatty *cc = arg;
 
-	(void)task;
+	cc->yield_failed_in_done = task->yield_failed;
 	(*cc->done_calls)++;
 }
 
@@ -565,9 +566,60 @@ static void a_failed_yield_ends_the_task_cleanly(void **state)
 		     "false for the one that ended normally",
 		     "%s and %s", tasks[0].yield_failed ? "true" : "false",
 		     tasks[1].yield_failed ? "true" : "false");
+	GRADE_EXPECT(cc[0].yield_failed_in_done,
+		     "task->yield_failed already true when done runs (done is "
+		     "the last thing the task does with *task)",
+		     "done saw it false -- set task->yield_failed before you "
+		     "finish the task");
 	leaked = world_free_leaks(&w);
 	GRADE_EXPECT(leaked == 0, "no libevent memory left after the base "
 		     "is freed", "%ld block(s) never freed", leaked);
+}
+
+static bool never_step(struct rr_task *task, void *arg)
+{
+	(void)task;
+	(*(int *)arg)++;
+	return true;
+}
+
+static void never_done(struct rr_task *task, void *arg)
+{
+	(void)task;
+	((int *)arg)[1]++;
+}
+
+/* Catches: a NULL event from event_new used anyway, or reported as 0.
+ * libevent's allocator is made to fail (evalloc_fail_after: the real
+ * allocation path, out of memory). */
+static void start_reports_an_event_it_cannot_make(void **state)
+{
+	struct world w;
+	struct rr_task task;
+	int calls[2] = { 0, 0 };   /* steps, done calls */
+	int rc;
+
+	struct rr_task ok_task;
+	struct counted_chatty ok;
+
+	(void)state;
+	world_init(&w);
+	/* A start that can succeed must: a stub's -1 is not "out of memory". */
+	start_chatty(&w, &ok_task, &ok, 1, 2, RR_YIELD);
+	event_base_dispatch(w.base);
+	GRADE_EXPECT(w.done_calls == 1, "a task started with memory to spare "
+		     "runs and calls done", "done was called %d time(s)",
+		     w.done_calls);
+	evalloc_fail_after(0);
+	rc = rr_task_start(&task, w.base, never_step, never_done, calls, RR_YIELD);
+	evalloc_fail_after(-1);
+	GRADE_EXPECT_INT(rc, -1, "rr_task_start() when event_new() fails");
+	event_base_loop(w.base, EVLOOP_NONBLOCK);
+	GRADE_EXPECT(calls[0] == 0 && calls[1] == 0,
+		     "no step and no done for a task that never started",
+		     "%d step(s), %d done call(s)", calls[0], calls[1]);
+	GRADE_EXPECT(world_free_leaks(&w) == 0, "no libevent memory left",
+		     "blocks never freed");
 }
 
 /* Catches: an event deleted (event_del) or forgotten, but not freed.
@@ -766,7 +818,7 @@ static void loop_ends_by_itself_when_tasks_finish(void **state)
 }
 
 static const struct grade_test tests[] = {
-	GRADE_TEST(two_tasks_alternate_strictly, 15, 5000,
+	GRADE_TEST(two_tasks_alternate_strictly, 12, 5000,
 		   "run ONE step per callback (TODO 1), then give the loop a "
 		   "turn with task->yield (TODO 2)"),
 	GRADE_TEST(four_tasks_keep_fifo_order_every_round, 6, 5000,
@@ -812,6 +864,9 @@ static const struct grade_test tests[] = {
 	GRADE_TEST(a_failed_yield_ends_the_task_cleanly, 6, 5000,
 		   "when task->yield returns -1: set task->yield_failed, then "
 		   "finish the task as after its last step"),
+	GRADE_TEST(start_reports_an_event_it_cannot_make, 3, 5000,
+		   "check what event_new returns: NULL means out of memory; "
+		   "return -1 before touching the event"),
 	GRADE_TEST(chatty_step_counts_from_c_next, 3, 5000,
 		   "record c->name followed by c->next, then c->next++; "
 		   "return c->next < c->count"),

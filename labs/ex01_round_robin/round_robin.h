@@ -78,9 +78,13 @@ struct rr_task {
  *   [tests: done_can_restart_its_task, done_may_free_the_task_memory]
  * Promise: a yield that returns -1 ends the task at once, cleanly: no
  *   further step runs, the event is freed, task->ev is NULL,
- *   task->yield_failed is true, and done is called once, as after a last
- *   step.  A task that ends normally has yield_failed false.
+ *   task->yield_failed is true (already when done runs), and done is
+ *   called once, as after a last step.  A task that ends normally has
+ *   yield_failed false.
  *   [tests: a_failed_yield_ends_the_task_cleanly]
+ * Promise: when its event cannot be made (event_new returns NULL: out of
+ *   memory), rr_task_start returns -1, and no step and no done ever run.
+ *   [tests: start_reports_an_event_it_cannot_make]
  */
 int rr_task_start(struct rr_task *task, struct event_base *base,
 		  rr_step_fn step, rr_done_fn done, void *arg,

@@ -52,11 +52,21 @@ struct lagm_stats {
  *   often) and the beats the machine's load did not delay are late by a
  *   small fraction of a millisecond: no coarse clock anywhere.
  *   [tests: idle_beats_are_precise_and_one_per_slot]
+ * Promise: once the base is freed, nothing of its making is left (the
+ *   event_config too).
+ *   [tests: no_libevent_object_outlives_its_meter]
  */
 struct event_base *lagm_base_new(void);
 
-/* @return a stopped meter with no samples, using base (not owned), or NULL.
- * period_ns must be > 0. */
+/*
+ * @return a stopped meter with no samples, using base (not owned), or NULL.
+ * period_ns must be > 0.
+ *
+ * Promise: NULL for a NULL base, for a period of 0 or less (1 ns is a
+ *   period), and when its timer cannot be made (out of memory), keeping
+ *   no memory on that path.
+ *   [tests: no_libevent_object_outlives_its_meter, freeing_a_meter_returns_all_its_memory]
+ */
 struct lagm *lagm_new(struct event_base *base, int64_t period_ns);
 
 /*
@@ -103,7 +113,8 @@ void lagm_stop(struct lagm *m);
  *   rate), and the slots a stall swallowed are skipped in one step.
  *   [tests: beats_stay_on_the_fixed_schedule]
  * Promise: a beat that comes before its slot records 0, never a negative
- *   lateness, and leaves the schedule where it was.
+ *   lateness, and leaves the schedule where it was; a beat after its slot
+ *   records its lateness to the nanosecond.
  *   [tests: an_early_beat_records_zero]
  */
 int lagm_on_beat(struct lagm *m, int64_t now_ns);
@@ -124,7 +135,8 @@ int64_t lagm_sample_ns(const struct lagm *m, size_t i);
  *   in its order.
  *   [tests: percentiles_use_the_nearest_rank]
  * Promise: right on every input: n = 1, n = 100, p1, p7, p99, equal
- *   values, and values above 2^31 ns (int64_t all the way).
+ *   values, and values above 2^31 ns (int64_t all the way); no memory
+ *   is kept from one call to the next.
  *   [tests: percentiles_of_edge_inputs]
  */
 int64_t lagm_percentile_ns(const int64_t *values, size_t n, int pct);

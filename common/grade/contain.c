@@ -228,10 +228,25 @@ static int install_seccomp(const struct contained *c, int export_fd)
 	return rc;
 }
 
+static bool under_tmp(const char *path)
+{
+	return strncmp(path, "/tmp/", 5) == 0;
+}
+
+/* "--ro-bind path path" at a[n]; @return the new n. */
+static int ro_bind(const char **a, int n, const char *path)
+{
+	a[n++] = "--ro-bind";
+	a[n++] = path;
+	a[n++] = path;
+	return n;
+}
+
 /* The options that make bubblewrap's sandbox; the command follows. */
 static int bwrap_args(const char **a, int seccomp_fd)
 {
-	static char fd_arg[16], cwd[PATH_MAX];
+	static char fd_arg[16], cwd[PATH_MAX], server_path[PATH_MAX];
+	const char *server;
 	static const char *const fixed[] = {
 		"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 		"--tmpfs", "/tmp", "--setenv", "TMPDIR", "/tmp", "--unshare-pid",
@@ -242,11 +257,22 @@ static int bwrap_args(const char **a, int seccomp_fd)
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		a[n++] = fixed[i];
+	/* The private /tmp would hide a checkout (or a save server) that
+	 * lives under /tmp: bound back, read-only, before the results folder
+	 * is hidden inside it. */
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	if (under_tmp(cwd))
+		n = ro_bind(a, n, cwd);
+	server = getenv("YIELDLAB_SAVESERVER");
+	if (server && under_tmp(server) && snprintf(server_path,
+	    sizeof(server_path), "%s", server) < (int)sizeof(server_path))
+		n = ro_bind(a, n, server_path);
 	if (hidden_dir[0]) {
 		a[n++] = "--tmpfs";
 		a[n++] = hidden_dir;
 	}
-	if (getcwd(cwd, sizeof(cwd))) {
+	if (cwd[0]) {
 		a[n++] = "--chdir";
 		a[n++] = cwd;
 	}

@@ -53,22 +53,38 @@ done
 
 student_file() { sed -n 's/^[a-z0-9_]*_STUDENT *:= *//p' "labs/$1/lab.mk"; }
 
-# grade_one LAB ID: 0 survived, 1 killed, 2 not built.  The one place that
-# knows how a patched grader is built and run (wrong solutions use the same
-# Makefile rules).
+# grade_one LAB ID: prints "ID survived", "ID killed" or "ID notbuilt".  The
+# one place that knows how a patched grader is built and run (wrong
+# solutions use the same Makefile rules).  As in make grade, a mutant that
+# passes the plain grader is graded again with the tests marked
+# GRADE_TEST_TSAN run from a ThreadSanitizer build: a race the plain build
+# cannot see (a lock moved or dropped) loses points there too.
 grade_one() {
-	local lab=$1 id=$2 dir="$B/mutants/$1"
+	local lab=$1 id=$2 dir="$B/mutants/$1" tsan="$B/san-thread/grader/mutant/$1/$2"
 	if ! make -s BUILD="$B" WERROR=0 "$B/grader/mutant/$lab/$id" \
 		>"$dir/$id.build.log" 2>&1; then
 		echo "$id notbuilt"
 		return
 	fi
 	# One lost test kills a mutant: the rest of its tests need not run.
-	if "$B/grader/mutant/$lab/$id" --out "$dir/out-$id" --first-failure \
+	if ! "$B/grader/mutant/$lab/$id" --out "$dir/out-$id" --first-failure \
 		>"$dir/$id.log" 2>&1; then
-		echo "$id survived"
-	else
 		echo "$id killed"
+		return
+	fi
+	if ! grep -q GRADE_TEST_TSAN "labs/$lab/grade.c"; then
+		echo "$id survived"
+		return
+	fi
+	mkdir -p "$B/san-thread/mutants/$lab"
+	cp "$dir/$id.patch" "$B/san-thread/mutants/$lab/"
+	if make -s BUILD="$B" SAN=thread WERROR=0 "$tsan" >>"$dir/$id.build.log" 2>&1 &&
+		! "$B/bin/grade-run" grade --out "$dir/tsan-$id" --first-failure \
+			--lab "$lab" --grader "$B/grader/mutant/$lab/$id" --tsan "$tsan" \
+			>"$dir/$id.tsan.log" 2>&1; then
+		echo "$id killed"
+	else
+		echo "$id survived"
 	fi
 }
 export -f grade_one
@@ -109,6 +125,11 @@ for lab in "${labs[@]}"; do
 	file=$(student_file "$lab")
 	python3 common/mutants/mutate.py "solutions/$lab/$file" "$file" "$dir" \
 		${sample:+--sample "$sample" --seed "$seed"} >"$dir/list.txt"
+	# The TSan parts every mutant shares, built once before the jobs start
+	# (two makes building one object at once would race).
+	if grep -q GRADE_TEST_TSAN "labs/$lab/grade.c"; then
+		make -s BUILD="$B" SAN=thread "$B/san-thread/grader/${lab%%_*}-sol" >/dev/null
+	fi
 	cut -d' ' -f1 "$dir/list.txt" |
 		xargs -r -P "$jobs" -I{} bash -c 'grade_one "$0" "$1"' "$lab" {} \
 		>"$dir/results.txt"

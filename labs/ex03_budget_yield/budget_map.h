@@ -63,10 +63,12 @@ struct bmap {
  * the last item the map frees its event, sets map->ev to NULL and calls
  * done.  If a yield fails the map finishes early (map->next < n).
  * @return 0, or -1 (bad job: budget_ns <= 0, fn NULL, or no arrays for
- * n > 0; or out of memory).
+ * n > 0; or out of memory: its event cannot be made).
  *
  * Promise: bmap_start maps nothing itself (the first slice runs in the
- * loop's next pass) and returns -1, leaving no event, for a bad job.
+ * loop's next pass) and returns -1, leaving no event, for a bad job and
+ * when its event cannot be made; the edges of a good job (a budget of
+ * 1 ns; n = 0 with NULL arrays) are accepted and finish with done.
  *   [tests: start_maps_nothing_and_refuses_bad_jobs]
  * Promise: every item is mapped exactly once, in order, results[i] =
  * fn(items[i], arg), whether the map yields between items or not.

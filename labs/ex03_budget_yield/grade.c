@@ -595,6 +595,50 @@ static int64_t traced_item(int64_t item, void *arg)
 	return item;
 }
 
+static void count_int_done(struct bmap *map, void *arg)
+{
+	(void)map;
+	(*(int *)arg)++;
+}
+
+static int64_t same_item(int64_t item, void *arg)
+{
+	(void)arg;
+	return item;
+}
+
+/* The edges of a good job: a budget of 1 ns, and no items at all (arrays
+ * may then be NULL): each is accepted and finishes, done called once.  And
+ * an event that cannot be made (evalloc's injected out-of-memory) is -1. */
+static void expect_edge_jobs_accepted(struct event_base *base,
+				      const struct bmap_job *good)
+{
+	struct bmap_job tiny = *good, empty = *good;
+	struct bmap map;
+	int dones = 0;
+
+	tiny.budget_ns = 1;
+	tiny.done = count_int_done;
+	tiny.arg = &dones;
+	tiny.fn = same_item;
+	empty = tiny;
+	empty.n = 0;
+	empty.items = NULL;
+	empty.results = NULL;
+	GRADE_EXPECT(bmap_start(&map, base, &tiny) == 0,
+		     "bmap_start() returns 0 for a budget of 1 ns", "it returned -1");
+	run_until_idle(base, 2000);
+	GRADE_EXPECT(bmap_start(&map, base, &empty) == 0,
+		     "bmap_start() returns 0 for n = 0 with NULL arrays",
+		     "it returned -1");
+	run_until_idle(base, 2000);
+	GRADE_EXPECT_INT(dones, 2, "done calls for those two jobs");
+	evalloc_fail_after(0);
+	dones = bmap_start(&map, base, &tiny);
+	evalloc_fail_after(-1);
+	GRADE_EXPECT_INT(dones, -1, "bmap_start() when its event cannot be made");
+}
+
 /* Catches: a first slice run inside bmap_start (the caller's own callback
  * would then wait for it), or a bad job accepted.  bmap_start maps
  * nothing: the first slice joins the loop's next pass.  It refuses
@@ -609,23 +653,27 @@ static void start_maps_nothing_and_refuses_bad_jobs(void **state)
 	struct bmap_job good = { .items = items, .results = results, .n = 3,
 				 .fn = traced_item, .arg = t,
 				 .budget_ns = MS };
-	struct bmap_job bad[5];
+	struct bmap_job bad[6];
 	struct bmap map;
 
 	(void)state;
 	GRADE_EXPECT(base && t, "an event base", "setup failed (out of memory?)");
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < 6; k++)
 		bad[k] = good;
 	bad[0].budget_ns = 0;
 	bad[1].budget_ns = -MS;
 	bad[2].fn = NULL;
 	bad[3].items = NULL;
 	bad[4].results = NULL;
-	for (int k = 0; k < 5; k++)
+	bad[5].items = NULL;
+	bad[5].n = 1;
+	for (int k = 0; k < 6; k++)
 		GRADE_EXPECT(bmap_start(&map, base, &bad[k]) == -1,
 			     "bmap_start() returns -1 for budget 0, budget < 0, "
-			     "fn NULL, items NULL, results NULL",
-			     "it accepted bad job %d of those 5", k + 1);
+			     "fn NULL, items NULL, results NULL, items NULL "
+			     "with n = 1",
+			     "it accepted bad job %d of those 6", k + 1);
+	expect_edge_jobs_accepted(base, &good);
 	GRADE_EXPECT(bmap_start(&map, base, &good) == 0,
 		     "bmap_start() returns 0 for a good job", "it returned -1");
 	GRADE_EXPECT(trace_len(t) == 0 && map.ev != NULL && map.next == 0,

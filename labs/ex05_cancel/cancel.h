@@ -111,7 +111,9 @@ struct xf_task {
  *   [tests: two_tasks_on_one_loop_stop_alone]
  * Promise: while a transform holds the table, xf_start on it returns -1
  *   and done is never called for that refused task; once the first task
- *   has reported, the table can be started again.
+ *   has reported, the table can be started again.  A refused start (table
+ *   taken, or its event cannot be made) keeps no event, leaves task->ev
+ *   NULL and task->finished true, and does not keep the table.
  *   [tests: a_leased_table_is_refused_until_done]
  * Promise: a task stops only between batches.  Whenever it is seen from
  *   outside its step (between two loop passes, or in done), rows_done is a

@@ -970,6 +970,20 @@ static void count_second_done(enum xf_status status, size_t rows, void *arg)
 	second_done_calls++;
 }
 
+/* A refused start keeps no event (freed, not only deleted), says it is
+ * over (finished, ev NULL) and cannot be cancelled. */
+static void expect_refused_task_left_nothing(struct xf_task *t, long live)
+{
+	GRADE_EXPECT(t->ev == NULL && t->finished,
+		     "the refused task: task->ev == NULL and task->finished",
+		     "ev %s, finished %s", t->ev ? "set" : "NULL",
+		     t->finished ? "true" : "false");
+	GRADE_EXPECT_INT(evalloc_live() - live, 0,
+			 "libevent blocks the refused start kept (event_free "
+			 "its event)");
+	GRADE_EXPECT_INT(xf_cancel(t), -1, "xf_cancel() of the refused task");
+}
+
 /*
  * Catches: a start that ignores the lease (two transforms on one table),
  * and a refused start that still reports.  A second xf_start on a table
@@ -980,20 +994,34 @@ static void a_leased_table_is_refused_until_done(void **state)
 {
 	struct xf_task second;
 	int rc;
+	long live;
 	struct run r;
 
 	(void)state;
 	second_done_calls = 0;
 	run_init(&r, 500, 1);
 	start_task(&r, 100);
+	live = evalloc_live();
 	rc = xf_start(&second, r.base, r.table, 100, count_second_done, NULL);
 	GRADE_EXPECT(rc == -1, "xf_start() on a leased table returns -1",
 		     "it returned %d", rc);
+	expect_refused_task_left_nothing(&second, live);
 	run_until_done(&r, 2000);
 	expect_done_once(&r, XF_DONE);
 	GRADE_EXPECT_INT(second_done_calls, 0, "calls of the refused task's "
 			 "done");
 	expect_table_matches(&r);
+	/* Out of memory (evalloc's injected failure): -1, the table not kept. */
+	live = evalloc_live();
+	evalloc_fail_after(0);
+	rc = xf_start(&second, r.base, r.table, 100, count_second_done, NULL);
+	evalloc_fail_after(-1);
+	GRADE_EXPECT(rc == -1 && !r.table->leased,
+		     "xf_start() returns -1 when its event cannot be made, and "
+		     "leaves the table free",
+		     "it returned %d, table %s", rc,
+		     r.table->leased ? "still leased" : "free");
+	expect_refused_task_left_nothing(&second, live);
 	rc = xf_start(&second, r.base, r.table, 100, count_second_done, NULL);
 	GRADE_EXPECT(rc == 0, "xf_start() on the table after done returns 0",
 		     "it returned %d", rc);

@@ -35,7 +35,8 @@
  *   never_drains_every_save_after_the_last_hash_in_waves]
  * Promise: budget_ns > 0 ends a slice after the first item at which
  *   clock_now_ns() - the slice's start >= budget_ns, the start being
- *   taken anew at the start of every slice — exactly at the boundary too.
+ *   taken anew at the start of every slice — exactly at the boundary too,
+ *   and for the smallest budget, 1 ns (a yield after every item).
  *   [tests: budget_cadence_yields_when_the_budget_is_spent,
  *   budget_is_spent_exactly_at_the_boundary]
  * Promise: with budget_ns > 0, every is ignored.
@@ -43,8 +44,8 @@
  * Promise: item i is saved once, under id i, with its own digest, and
  *   done is called exactly once, after the hashing is over and every
  *   save has its answer; the task's event is freed (t->ev == NULL) once
- *   the hashing is over.  cad_start refuses a job of 0 items or a
- *   negative budget.
+ *   the hashing is over.  cad_start refuses a job of 0 items, a
+ *   negative budget, no client or no hasher.
  *   [tests: every_save_is_acknowledged_before_done]
  * Promise: a save that fails (answered with an error, or refused by
  *   save_client_save) and an item whose hash fails count in t->failed,

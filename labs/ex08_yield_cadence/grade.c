@@ -353,6 +353,27 @@ static void budget_cadence_yields_when_the_budget_is_spent(void **state)
 	world_free(&w);
 }
 
+/* The smallest budget is a budget: 1 ns is spent by any item, so the
+ * task yields after every item but the last (every = 0 would never). */
+static void expect_a_one_ns_budget_yields_after_every_item(void)
+{
+	static int64_t cost[4] = { MS, MS, MS, MS };
+	struct world w;
+	char got[256];
+
+	world_start(&w, 5, 10);
+	fake_world = &w;
+	fake_cost = cost;
+	fake_gap_ns = MS;
+	clock_set_source(progress_clock);
+	run_task(&w, 4, 1024, (struct cadence){ .budget_ns = 1 });
+	/* Items are numbered from 0: yields after items 0, 1 and 2 of 4. */
+	GRADE_EXPECT_STR(yields_after(w.lab.trace, got, sizeof(got)), "0 1 2");
+	clock_set_source(NULL);
+	fake_world = NULL;
+	world_free(&w);
+}
+
 /*
  * Catches: a budget compared with > instead of >= (the header: the slice
  * is over once the time spent >= budget_ns), and a budget that counts
@@ -391,6 +412,7 @@ static void budget_is_spent_exactly_at_the_boundary(void **state)
 	fake_world = NULL;
 	fake_save_ns = 0;
 	world_free(&w);
+	expect_a_one_ns_budget_yields_after_every_item();
 }
 
 /*
@@ -430,7 +452,7 @@ static void every_is_ignored_when_a_budget_is_set(void **state)
 /* ---- tests: the end ------------------------------------------------------- */
 
 /* Fails unless cad_start (provided, in the student file) still refuses a
- * job of 0 items or a negative budget. */
+ * job of 0 items, a negative budget, no client or no hasher. */
 static void expect_start_refuses_bad_jobs(struct world *w)
 {
 	struct cad_job job = { .client = w->lab.client, .hasher = w->lab.hasher,
@@ -444,6 +466,16 @@ static void expect_start_refuses_bad_jobs(struct world *w)
 	job.cadence.budget_ns = -1;
 	GRADE_EXPECT(cad_start(&w->task, w->lab.base, &job) == -1,
 		     "cad_start() with budget_ns < 0 returns -1", "it returned 0");
+	w->task.ev = NULL;
+	job.cadence.budget_ns = 0;
+	job.client = NULL;
+	GRADE_EXPECT(cad_start(&w->task, w->lab.base, &job) == -1,
+		     "cad_start() with no client returns -1", "it returned 0");
+	w->task.ev = NULL;
+	job.client = w->lab.client;
+	job.hasher = NULL;
+	GRADE_EXPECT(cad_start(&w->task, w->lab.base, &job) == -1,
+		     "cad_start() with no hasher returns -1", "it returned 0");
 	w->task.ev = NULL;
 }
 

@@ -90,6 +90,14 @@ attack() {   # attack CASE.c
 # Full make grade once: the stubs everywhere, so the tree is built.
 touch "$tmp/stamp"
 run_make "$tmp/first.log" grade || no "the first make grade failed (see $tmp/first.log)"
+# This tree usually lives under /tmp, which the sandbox replaces with a
+# private one: the tree must be bound back in, or bubblewrap turns itself
+# off (the probe cannot chdir) and every attack below runs unsandboxed.
+if bwrap --ro-bind / / true 2>/dev/null; then
+	grep -q 'bubblewrap on' "$tmp/first.log" &&
+		ok "bubblewrap sandboxes the tests of a tree under $(dirname "$tree")" ||
+		no "bubblewrap works here but make grade ran without it: $(grep -m1 containment "$tmp/first.log")"
+fi
 for c in $cases; do
 	[ "$c" = hang.c ] && continue
 	attack "$c"

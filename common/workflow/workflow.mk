@@ -1,8 +1,9 @@
 # The instructor and student workflow: make handout, grade-submission,
 # grade-all, autograder (instructors); make status, hint, watch (students).
 # The scripts beside this file do the work; README.md shows
-# how each is used.  This file is read before labs/*/lab.mk, so LABS and
-# SELECTED are used only inside recipes (expanded when they run).
+# how each is used.  The Makefile reads this file after labs/*/lab.mk;
+# LABS and SELECTED are still used only inside recipes (expanded when they
+# run), so the order could change without breaking it.
 
 WORKFLOW := common/workflow
 DIST ?= dist

@@ -200,4 +200,20 @@ for c in pipe_pass defines_fail constructor; do
 	fi
 done
 aftermath grade-all 1
-rm -rf "$tree/build"
+
+# The same forge through Gradescope's entry point: run_autograder in a
+# simulated /autograder (common/gradescope/simulate.sh), from the zip make
+# autograder writes.
+if run_make "$tmp/zip.log" autograder LAB=ex01 &&
+	(cd "$tree" && bash common/gradescope/simulate.sh dist/yieldlab-autograder.zip \
+		"$tmp/subs/pipe_pass" "$tmp/gs-sim") >"$tmp/gs-sim.log" 2>&1; then
+	res="$tmp/gs-sim/results/results.json"
+	expect=$(sed -n 's/^ \* Expect: *//p' "$tmp/cases/pipe_pass.c")
+	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$res" 2>/dev/null)" = 0 ] &&
+		grep -qF -- "$expect" "$res" &&
+		ok "run_autograder: pipe_pass scores 0 and its results.json names it ('$expect')" ||
+		no "run_autograder: pipe_pass: not 0, or '$expect' missing in $res (see $tmp/gs-sim.log)"
+else
+	no "run_autograder: the simulated Gradescope run failed (see $tmp/zip.log, $tmp/gs-sim.log)"
+fi
+rm -rf "$tree/build" "$tree/dist" "$tmp/gs-sim"

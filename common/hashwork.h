@@ -67,10 +67,12 @@ int hashwork_item_links(struct hashwork *h, uint64_t i, uint64_t links,
 
 /*
  * Measures this machine's rate (CLOCK_MONOTONIC, whatever clock_now_ns's
- * source): chains grow until one takes at least 2 ms, then the fastest of
- * nine such chains gives ns per link — the fastest, because a sample can
- * only be slowed down by other processes, never sped up.  Takes about
- * 20-40 ms.
+ * source): 200 ms of hashing first (a CPU that was idle runs its first
+ * tens of milliseconds of work slowly: one start-up in three measured 140
+ * ns per link where steady work takes 85), then chains grow until one
+ * takes at least 2 ms, and the fastest of nine such chains gives ns per
+ * link — the fastest, because a sample can only be slowed down by other
+ * processes, never sped up.  Takes about 220-240 ms.
  * @return the links of an item that takes about target_ns on an idle CPU
  * (at least 1, at most HASHWORK_MAX_LINKS), or 0 when target_ns <= 0 or
  * libcrypto fails.  *ns_per_link (may be NULL) gets the measured rate.

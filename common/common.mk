@@ -14,7 +14,8 @@ $(COMMON_LIB): $(patsubst %.c,$(O)/obj/%.o,$(COMMON_SRCS))
 # grade-run is the trusted runner: no student code, the only writer and
 # reader of results (common/grade/runner.h); grade-report and grade-note are
 # the same program under the names the scripts know.
-GRADE_OBJS := $(O)/obj/common/grade/grade.o $(O)/obj/common/grade/evalloc.o
+GRADE_OBJS := $(O)/obj/common/grade/grade.o $(O)/obj/common/grade/evalloc.o \
+	$(O)/obj/common/grade/libcfault.o
 RUNNER_OBJS := $(patsubst %,$(O)/obj/common/grade/%.o,runner contain store results)
 GRADE_RUN := $(O)/bin/grade-run
 GRADE_REPORT := $(O)/bin/grade-report

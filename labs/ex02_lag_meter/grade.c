@@ -9,6 +9,7 @@
 
 #include "clock.h"
 #include "evalloc.h"
+#include "libcfault.h"
 #include "evbase.h"
 #include "grade.h"
 
@@ -139,6 +140,37 @@ static void percentiles_use_the_nearest_rank(void **state)
 		     "the caller's array was sorted in place");
 }
 
+/* Out of memory (libcfault: the C library's allocations fail on request,
+ * in the plain build): 1,000 beats are fed while no allocation can
+ * succeed.  Each whose sample could not be stored must say so (-1) and
+ * leave the count alone, so refused + kept is 1,000 whatever the meter
+ * allocated beforehand; with memory back, the meter records again. */
+static void expect_a_lost_sample_to_say_so(struct event_base *base)
+{
+	const int64_t start = 5 * CLOCK_NS_PER_S;
+	struct lagm *m;
+	size_t kept;
+	int refused = 0;
+
+	if (!libcfault_available())
+		return;   /* a sanitizer build: the plain build checks it */
+	clock_use_fake(start);
+	m = started_meter(base, MS);
+	libcfault_allocs_fail_after(0);
+	for (int i = 1; i <= 1000; i++)
+		refused += lagm_on_beat(m, start + i * MS) == -1;
+	kept = lagm_count(m);
+	libcfault_allocs_fail_after(-1);
+	GRADE_EXPECT((size_t)refused + kept == 1000,
+		     "with no memory to grow the samples, each beat whose "
+		     "sample was lost returns -1 (1,000 beats: refused + kept "
+		     "== 1,000)", "%d returned -1, %zu kept", refused, kept);
+	feed_beat(m, start + 1001 * MS);
+	GRADE_EXPECT_INT(lagm_count(m), kept + 1,
+			 "samples once memory is back (one more beat)");
+	lagm_free(m);
+}
+
 /* Catches: statistics that read a sample when there is none (a maximum
  * scanned from late_ns[0], a percentile of nothing), and p50/p99/max that
  * do not summarise the recorded beats.  Beats are fed with a fake clock:
@@ -176,6 +208,7 @@ static void stats_of_no_beats_of_one_beat_and_of_a_hundred(void **state)
 		     clock_ns_to_ms(st.p50_ns), clock_ns_to_ms(st.p99_ns),
 		     clock_ns_to_ms(st.max_ns));
 	lagm_free(m);
+	expect_a_lost_sample_to_say_so(base);
 	event_base_free(base);
 }
 

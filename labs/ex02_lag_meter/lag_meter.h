@@ -108,6 +108,11 @@ void lagm_stop(struct lagm *m);
  * large sample, not a backlog of beats.  Does not arm the timer.
  * @return 0, or -1 when out of memory (the sample is lost).
  *
+ * Promise: a beat whose sample cannot be stored (out of memory) returns -1
+ *   and leaves the count as it was; once memory is back, samples are
+ *   recorded again.
+ *   [tests: stats_of_no_beats_of_one_beat_and_of_a_hundred]
+ *
  * Promise: beat k is due at start + k * period whatever the earlier beats
  *   did: a late beat does not push the later ones back (a steady sampling
  *   rate), and the slots a stall swallowed are skipped in one step.

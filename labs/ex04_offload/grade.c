@@ -19,6 +19,7 @@
 #include "grade.h"
 #include "hashwork.h"
 #include "lag.h"
+#include "libcfault.h"
 
 #include <dlfcn.h>
 #include <event2/event.h>
@@ -168,6 +169,10 @@ struct ctx {
 	long heap_leak;         /* refused submits: heap bytes they kept */
 	int refused, accepted;  /* submits from dones delivered at shutdown */
 	int oom_accepted;       /* pools made though their event could not be */
+	int no_thread_accepted; /* pools made though a worker could not start */
+	int threads_left;       /* threads such a refused pool left running */
+	int oom_submit_rc;      /* offload_submit with no memory: 0 or -1 */
+	int oom_submit_dones;   /* ... and the done calls its job then got */
 	long pools_heap_growth; /* bytes 400 pool lifetimes kept */
 	atomic_int order_next;  /* order: the next slot of order[] */
 	int order[64];          /* order: job indexes in the order work began */
@@ -1343,6 +1348,74 @@ static void pool_lifetimes(struct ctx *c)
 	c->pools_heap_growth = (long)mallinfo2().uordblks - (long)before;
 }
 
+static void quiet_work(void *arg)
+{
+	(void)arg;
+}
+
+static void count_one_done(void *arg)
+{
+	(*(int *)arg)++;
+}
+
+static void flag_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	*(bool *)arg = true;
+}
+
+/* Runs the loop until *dones > 0 or 2 s have passed (a refused job that
+ * was reported accepted never comes). */
+static void loop_for_a_done(struct event_base *base, const int *dones)
+{
+	bool expired = false;
+	struct event *timer = evtimer_new(base, flag_cb, &expired);
+	const struct timeval two_s = { 2, 0 };
+
+	if (!timer)
+		return;
+	evtimer_add(timer, &two_s);
+	while (*dones == 0 && !expired)
+		event_base_loop(base, EVLOOP_ONCE);
+	event_free(timer);
+}
+
+/* The C library failing under the pool (libcfault, plain build only):
+ * a worker thread that cannot be started (offload_new says NULL, and the
+ * workers it did start are gone), and a job with no memory for its
+ * bookkeeping (offload_submit either refuses it, -1, and its done never
+ * comes, or accepts it, 0, and its done comes once: a pool that needs no
+ * memory per job may accept). */
+static void libc_failures(struct ctx *c)
+{
+	struct offload *p;
+	int before = thread_count();
+
+	if (!libcfault_available())
+		return;   /* a sanitizer build: the plain build checks it */
+	libcfault_threads_fail_after(2);
+	p = offload_new(c->base, 4);
+	libcfault_threads_fail_after(-1);
+	if (p) {
+		c->no_thread_accepted++;
+		offload_free(p);
+	}
+	c->threads_left = thread_count() - before;
+	p = offload_new(c->base, 1);
+	if (!p) {
+		c->setup_failed = true;
+		return;
+	}
+	libcfault_allocs_fail_after(0);
+	c->oom_submit_rc = offload_submit(p, quiet_work, count_one_done,
+					  &c->oom_submit_dones);
+	libcfault_allocs_fail_after(-1);
+	if (c->oom_submit_rc == 0)
+		loop_for_a_done(c->base, &c->oom_submit_dones);
+	offload_free(p);
+}
+
 static void counts_scenario(void *arg)
 {
 	struct ctx *c = arg;
@@ -1359,6 +1432,8 @@ static void counts_scenario(void *arg)
 	offload_free(NULL);
 	if (!c->setup_failed)
 		pool_lifetimes(c);
+	if (!c->setup_failed)
+		libc_failures(c);
 	if (!c->setup_failed) {
 		c->pool = offload_new(c->base, 64);
 		c->setup_failed = c->pool == NULL;
@@ -1385,6 +1460,18 @@ static void pool_sizes_1_to_64_and_free_of_null(void **state)
 	GRADE_EXPECT(c.oom_accepted == 0, "offload_new() returns NULL when its "
 		     "doorbell event cannot be made (out of memory)",
 		     "it made %d such pools", c.oom_accepted);
+	GRADE_EXPECT(c.no_thread_accepted == 0 && c.threads_left <= 0,
+		     "offload_new(base, 4) returns NULL when its 3rd worker "
+		     "cannot be started, and the 2 it started are gone",
+		     "%s, %d thread(s) left running",
+		     c.no_thread_accepted ? "it returned a pool" : "NULL",
+		     c.threads_left);
+	GRADE_EXPECT((c.oom_submit_rc == -1 && c.oom_submit_dones == 0) ||
+		     (c.oom_submit_rc == 0 && c.oom_submit_dones == 1),
+		     "offload_submit() with no memory: -1 and no done, or 0 "
+		     "and its done once",
+		     "it returned %d and done came %d time(s)",
+		     c.oom_submit_rc, c.oom_submit_dones);
 	GRADE_EXPECT(c.pools_heap_growth <= 8000, "400 pools made and freed "
 		     "(200 refused for want of memory): the heap back where it "
 		     "was (within 8,000 bytes)", "%ld bytes more in use: free "

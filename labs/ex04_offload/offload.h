@@ -59,9 +59,12 @@ void offload_free(struct offload *pool);
  * (labs/ex04_offload/grade.c):
  *
  * Promise: offload_new returns NULL for fewer than 1 or more than 64
- * workers, and when its doorbell event cannot be made, keeping nothing; a
- * pool of 64 works; offload_free(NULL) does nothing; offload_free frees
- * the pool itself too.
+ * workers, when its doorbell event cannot be made, and when a worker
+ * thread cannot be started, keeping nothing (the workers it did start are
+ * gone); a pool of 64 works; offload_free(NULL) does nothing; offload_free
+ * frees the pool itself too.  offload_submit with no memory either
+ * refuses the job (-1, its done never comes) or accepts it (0, its done
+ * comes once).
  *   [tests: pool_sizes_1_to_64_and_free_of_null]
  * Promise: done runs after its job's work has returned, with that job's
  * arg: each done sees its own, finished result.

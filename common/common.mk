@@ -32,8 +32,10 @@ $(O)/test/%: $(O)/obj/common/tests/%.o $(COMMON_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(link)
-# The grader kit's allocation counter is tested on its own.
+# The grader kit's allocation counter and C library faults, tested on
+# their own.
 $(O)/test/test_evalloc: $(O)/obj/common/grade/evalloc.o
+$(O)/test/test_libcfault: $(O)/obj/common/grade/libcfault.o
 
 # Self-test of the harness: a fake lab whose tests hang, crash and misbehave.
 SELFTEST := $(O)/grader/selftest

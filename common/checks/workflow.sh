@@ -199,7 +199,8 @@ status_checks() {
 	doc "$stu" "$tmp/s-grade1.log" "make grade LAB=ex01"
 	status_says "ex01 +round_robin +partial +[1-9][0-9]*/100" "a lab with some points is partial"
 	doc "$stu" "$tmp/s-grade-t.log" "make grade LAB=ex01 T=two_tasks_alternate_strictly"
-	check "T= reruns the one test" grep -q 'Score: 15/15' "$tmp/s-grade-t.log"
+	# The wrong solution passes this test: full marks for it alone.
+	check "T= reruns the one test" grep -qE 'Score: ([0-9]+)/\1 ' "$tmp/s-grade-t.log"
 	status_says "ex01 .*partial .*only 1 of $(ex01_tests) tests" "a full score on some tests (T=) is not done"
 	cp "$sol" "$stu/$ex01_file"
 	doc "$stu" "$tmp/s-grade2.log" "make grade LAB=ex01"
@@ -438,7 +439,7 @@ make_hostile() {
 }
 
 hostile_roster_checks() {
-	local roster=$1 n size
+	local roster=$1 n size bound
 	n=$(ex01_tests)
 	[[ $(roster_field "$roster" carol status) == *hang* ]] &&
 		[ "$(roster_field "$roster" carol ex02)" = 100 ] &&
@@ -458,9 +459,12 @@ hostile_roster_checks() {
 		pass "a file that does not compile scores 0 with the compiler's message" ||
 		fail "frank (does not compile): $(grep frank "$roster")"
 	size=$(du -sk "$course/build/submissions/gina" | cut -f1)
-	[ "$(roster_field "$roster" gina ex01)" -gt 0 ] 2>/dev/null && [ "$size" -lt 4096 ] &&
-		pass "a 50 MB output flood leaves $size KiB of logs for the submission (capped)" ||
-		fail "gina (floods): $(grep gina "$roster"), $size KiB of logs"
+	# Each test's log is cut at 256 KiB (YL_LOG_CAP), and each of ex01's
+	# tests floods: the bound grows with the tests, plus 1 MiB for the rest.
+	bound=$(($(ex01_tests) * 256 + 1024))
+	[ "$(roster_field "$roster" gina ex01)" -gt 0 ] 2>/dev/null && [ "$size" -lt "$bound" ] &&
+		pass "a 50 MB output flood leaves $size KiB of logs for the submission (capped; < $bound KiB)" ||
+		fail "gina (floods): $(grep gina "$roster"), $size KiB of logs (bound $bound KiB)"
 	size=$(du -sk "$course/build/submissions/hugo" | cut -f1)
 	[ "$size" -lt 4096 ] && json_ok "$(sub_dir hugo ex01+ex02)/results.json" &&
 		pass "a 50 MB flood from a constructor leaves $size KiB of logs (grade.log capped)" ||

@@ -204,12 +204,17 @@ programs: $(PROGRAMS) $(if $(HAVE_SOLUTIONS),$(SOL_PROGRAMS))
 graders: $(GRADERS) $(if $(HAVE_SOLUTIONS),$(SOL_GRADERS))
 wrong-graders: $(WRONG_GRADERS)
 
-# make wrong-show W=ex01_round_robin/base_once_yield: the wrong solution as a
-# drop-in student file, to show a class.
+# make wrong-show W=ex01/base_once_yield (or W=ex01_round_robin/...): the
+# wrong solution as a drop-in student file, to show a class.
+W_PARTS := $(subst /, ,$(W))
+W_LAB := $(or $(filter $(word 1,$(W_PARTS))_%,$(LABS)),$(word 1,$(W_PARTS)))
+W_PATH := $(W_LAB)/$(word 2,$(W_PARTS))
 .PHONY: wrong-show
-wrong-show: $(if $(W),$(O)/src/wrong/$(W).c)
+wrong-show: $(if $(wildcard solutions/wrong/$(W_PATH).patch),$(O)/src/wrong/$(W_PATH).c)
 	@test -n '$(W)' || { echo 'usage: make wrong-show W=<lab>/<mistake> (see solutions/wrong/)' >&2; exit 2; }
-	@echo '$(O)/src/wrong/$(W).c: copy it over the lab'"'"'s student file to try it'
+	@test -f 'solutions/wrong/$(W_PATH).patch' || { echo 'make wrong-show: no solutions/wrong/$(W_PATH).patch (see solutions/wrong/README.md)' >&2; \
+		echo 'usage: make wrong-show W=<lab>/<mistake>' >&2; exit 2; }
+	@echo '$(O)/src/wrong/$(W_PATH).c: copy it over the lab'"'"'s student file to try it'
 alt-graders: $(ALT_GRADERS)
 
 # grade: the runner (grade-run) grades each selected lab: it checks the

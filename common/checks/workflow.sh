@@ -595,9 +595,24 @@ run_autograder_on() {
 	echo "$ag"
 }
 
+# A VISIBILITY key that names a test the suite does not have is refused,
+# as setup.sh refuses it (a typo would leave a test visible).
+visibility_name_checks() {
+	local names="$tmp/tests.txt" conf="$tmp/visibility.conf"
+	"$stu/build/grader/ex01" --list | awk '{ print "ex01_round_robin", $1 }' >"$names"
+	printf 'VISIBILITY.ex01.%s=hidden\n' "$(awk 'NR == 1 { print $2 }' "$names")" >"$conf"
+	python3 "$repo/common/gradescope/finish.py" --check "$conf" "$names" >"$tmp/vis.log" 2>&1 &&
+		printf 'VISIBILITY.ex01.chaty_step=hidden\n' >"$conf" &&
+		! python3 "$repo/common/gradescope/finish.py" --check "$conf" "$names" >"$tmp/vis.log" 2>&1 &&
+		grep -q 'has no test chaty_step' "$tmp/vis.log" &&
+		pass "autograder.conf: a VISIBILITY key naming a real test is accepted, a misspelt one refused with its name" ||
+		fail "VISIBILITY names: $(cat "$tmp/vis.log")"
+}
+
 gradescope_checks() {
 	local ag res roster="$tmp/roster-good.csv" up="$tmp/course/uploads"
 	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
+	visibility_name_checks
 	doc "$course" "$tmp/ag.log" "make autograder LAB=ex01 VISIBILITY=after_due_date" || { fail "make autograder LAB=ex01"; return; }
 	zip_checks
 	doc "$course" "$tmp/sim.log" "bash common/gradescope/simulate.sh dist/yieldlab-autograder.zip ../submissions/alice.tar.gz" &&

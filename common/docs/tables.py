@@ -105,7 +105,36 @@ def wrong_table():
     return rows
 
 
+BUILD_S = 60   # YL_BUILD_TIMEOUT's default (common/workflow/lib.sh)
+
+
+def lab_limit_s(lab):
+    """A lab's time limit as wf_lab_limit computes it by default: its
+    tests' timeouts (the GRADE_TEST rows of its grade.c) plus the build."""
+    rows = re.findall(r"GRADE_TEST(?:_TSAN)?\(\s*\w+,\s*\d+,\s*(\d+)",
+                      read(f"labs/{lab}/grade.c"))
+    return int(sum(int(ms) for ms in rows) / 1000) + BUILD_S
+
+
+def limits_table():
+    limits = [(lid, lab_limit_s(lab)) for lab, lid, _, _ in labs()]
+    every = sum(s for _, s in limits) + BUILD_S
+    longest = max(s for _, s in limits)
+    rows = ["| lab | " + " | ".join(lid for lid, _ in limits) +
+            " | every lab (`SUB_TIMEOUT`) |",
+            "|---|" + "---|" * (len(limits) + 1),
+            "| time limit | " + " | ".join(f"{s} s" for _, s in limits) +
+            f" | {every} s |",
+            "",
+            f"Gradescope's timeout must be above the limit of what one "
+            f"assignment grades: {longest // 60 + 1} minutes covers any one "
+            f"lab, every lab in one assignment needs {every // 60 + 1} "
+            f"minutes."]
+    return rows
+
+
 BLOCKS = {
+    ("common/gradescope/README.md", "time-limits"): limits_table,
     ("README.md", "labs"): lambda: labs_table(""),
     ("solutions/README.md", "grader-strength"): strength_table,
     ("solutions/wrong/README.md", "wrong-solutions"): wrong_table,

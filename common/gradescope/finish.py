@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Gradescope's final touches to a graded submission's results.json.
 
-    finish.py --check CONF
+    finish.py --check CONF [TESTS]
     finish.py CONF GRADED_DIR RESULTS_JSON
 
 CONF is autograder.conf (KEY=VALUE lines, # comments; read, never run).
---check: exit 2, naming the line, when a setting is not valid.
+--check: exit 2, naming the line, when a setting is not valid; with TESTS
+("lab test" lines, written by setup.sh from the graders' --list), also
+when a VISIBILITY key names a lab or a test the suite does not have.
 Otherwise reads GRADED_DIR (grade_submission.sh's work folder: results.json,
 summary.tsv, status, warnings.txt) and writes RESULTS_JSON with:
   - each test's "visibility": VISIBILITY.<lab>.<test>, else
@@ -98,17 +100,46 @@ def summary(settings, graded):
         notes = ''
     if notes.strip():
         werror = settings.get('STUDENT_WERROR') == '1'
-        lines += ['', 'Notes on your submission%s:'
-                  % (' (a compiler warning fails the build here)' if werror
-                     else ' (compiler warnings cost no points here, but read them)'),
+        lines += ['', 'Notes on your submission (the compiler\'s messages, and '
+                  'any time limit reached)%s:'
+                  % ('; a compiler warning fails the build here' if werror
+                     else '; a warning alone costs no points'),
                   notes[:8000].rstrip()]
     return '\n'.join(lines) + '\n'
 
 
+def check_names(entries, path, tests_path):
+    """VISIBILITY.<lab>[.<test>] must name a lab and a test the suite has
+    (TESTS_PATH: "lab test" lines): a misspelt name would leave a test
+    visible that the instructor meant to hide."""
+    tests = {}
+    for line in open(tests_path, encoding='utf-8'):
+        if line.split():
+            lab, test = line.split()[:2]
+            tests.setdefault(lab, set()).add(test)
+            tests.setdefault(lab.split('_')[0], set()).add(test)
+    for n, key, _ in entries:
+        m = re.match(r'^VISIBILITY[.]([A-Za-z0-9_]+)(?:[./]([A-Za-z0-9_]+))?$', key)
+        if not m:
+            continue
+        lab, test = m.groups()
+        if lab not in tests:
+            raise ValueError('%s:%d: %s: no lab %s in this assignment (its labs: %s)'
+                             % (path, n, key, lab, ', '.join(sorted(
+                                 l for l in tests if '_' not in l))))
+        if test and test not in tests[lab]:
+            raise ValueError('%s:%d: %s: %s has no test %s (its tests: '
+                             'build/grader/%s --list)'
+                             % (path, n, key, lab, test, lab.split('_')[0]))
+
+
 def main(argv):
-    if len(argv) == 3 and argv[1] == '--check':
+    if len(argv) in (3, 4) and argv[1] == '--check':
         try:
-            check(read_conf(argv[2]), argv[2])
+            entries = read_conf(argv[2])
+            check(entries, argv[2])
+            if len(argv) == 4:
+                check_names(entries, argv[2], argv[3])
         except (ValueError, OSError) as e:
             print('autograder.conf: %s' % e, file=sys.stderr)
             return 2

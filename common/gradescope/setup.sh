@@ -31,4 +31,15 @@ YL_WERROR=$(sed -n 's/^[[:space:]]*WERROR[[:space:]]*=[[:space:]]*//p' "$src/aut
 	echo "setup.sh: the suite in $src/yieldlab does not build" >&2
 	exit 1
 }
+# Test names in VISIBILITY keys are checked against the graders just built:
+# a misspelt one would leave visible a test the instructor meant to hide.
+for mk in "$src/template"/labs/*/lab.mk; do
+	name=$(basename "$(dirname "$mk")")
+	grader="$src/template/build/grader/${name%%_*}"
+	[ -x "$grader" ] && "$grader" --list | awk -v lab="$name" '{ print lab, $1 }'
+done >"$src/tests.txt"
+python3 "$src/finish.py" --check "$src/autograder.conf" "$src/tests.txt" || {
+	echo "setup.sh: fix autograder.conf (above) and upload the zip again" >&2
+	exit 1
+}
 echo "setup.sh: ready to grade ${lab:-every lab}"

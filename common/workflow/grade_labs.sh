@@ -175,7 +175,7 @@ grade_lab() {
 		echo timeout >"$work/state/$lab"
 		say "== $id: ran past its time limit of $limit s; the other labs are graded"
 		echo "$id ran past its time limit of $limit s: its tests without a result score 0" >>"$work/warnings/$lab.txt"
-		note "$lab" timeout "not graded: $id ran past its time limit of $limit s (its tests' timeouts plus time to build), so its remaining tests score 0. The other labs were graded."
+		note "$lab" timeout "not graded: $id ran past its time limit of $limit s (its tests' timeouts plus time to build), so its remaining tests score 0. Any other lab of the submission is still graded."
 	elif [ -z "$ran" ]; then
 		echo build-error >"$work/state/$lab"
 		note "$lab" error "$(printf '%s did not build, so %s scores 0. The compiler said:\n\n%s' \

@@ -82,7 +82,7 @@ void savelab_read_log(struct savelab *w)
 		     "the server's log can be read", "it could not be read");
 }
 
-const struct save_record *savelab_record(const struct savelab *w, uint64_t id)
+const struct saveproc_record *savelab_record(const struct savelab *w, uint64_t id)
 {
 	for (size_t k = 0; k < w->n_recs; k++)
 		if (w->recs[k].id == id)
@@ -100,7 +100,7 @@ int64_t savelab_hashed_at(const struct savelab *w, size_t i)
 	return at < 0 ? -1 : trace_time_ns(w->trace, (size_t)at);
 }
 
-void savelab_stats(struct savelab *w, struct save_stats *st)
+void savelab_stats(struct savelab *w, struct saveproc_stats *st)
 {
 	GRADE_EXPECT(saveproc_stats(&w->server, st) == 0,
 		     "the server answers GET /stats", "%s", w->server.why);
@@ -129,7 +129,7 @@ void savelab_expect_every_id(const struct savelab *w, size_t n)
 
 static void expect_digest_of(struct savelab *w, size_t id, uint64_t links)
 {
-	const struct save_record *rec = savelab_record(w, id);
+	const struct saveproc_record *rec = savelab_record(w, id);
 	const char *stored = rec ? rec->digest : "(nothing)";
 	char want[HASHWORK_HEX_LEN + 1], got[HASHWORK_HEX_LEN + 1];
 	uint8_t d[HASHWORK_DIGEST_LEN];
@@ -149,7 +149,7 @@ static void expect_digest_of(struct savelab *w, size_t id, uint64_t links)
 
 void savelab_expect_digests(struct savelab *w, size_t n, uint64_t links)
 {
-	struct save_stats st;
+	struct saveproc_stats st;
 
 	savelab_stats(w, &st);
 	savelab_read_log(w);

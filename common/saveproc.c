@@ -253,7 +253,7 @@ int saveproc_start_logged(struct saveproc *p, const struct saveproc_options *o)
 	return 0;
 }
 
-int saveproc_read_own_log(struct saveproc *p, struct save_record **out,
+int saveproc_read_own_log(struct saveproc *p, struct saveproc_record **out,
 			  size_t *n)
 {
 	char path[64];
@@ -409,7 +409,7 @@ static int json_u64(const char *json, const char *key, uint64_t *out)
 	return 0;
 }
 
-int saveproc_stats(const struct saveproc *p, struct save_stats *out)
+int saveproc_stats(const struct saveproc *p, struct saveproc_stats *out)
 {
 	static const char *const keys[] = { "received", "stored", "duplicates",
 		"conflicts", "rejected", "failed", "dropped", "in_flight", "queued",
@@ -446,7 +446,7 @@ int saveproc_get(const struct saveproc *p, uint64_t id, char hex[65])
 
 /* ---- the log ----------------------------------------------------------- */
 
-static int parse_record(const char *line, struct save_record *r)
+static int parse_record(const char *line, struct saveproc_record *r)
 {
 	int used = 0;
 
@@ -457,12 +457,12 @@ static int parse_record(const char *line, struct save_record *r)
 	return 0;
 }
 
-static int append(struct save_record **out, size_t *n, size_t *cap,
-		  const struct save_record *r)
+static int append(struct saveproc_record **out, size_t *n, size_t *cap,
+		  const struct saveproc_record *r)
 {
 	if (*n == *cap) {
 		size_t bigger = *cap ? *cap * 2 : 256;
-		struct save_record *grown = realloc(*out, bigger * sizeof(**out));
+		struct saveproc_record *grown = realloc(*out, bigger * sizeof(**out));
 
 		if (!grown)
 			return -1;
@@ -473,7 +473,7 @@ static int append(struct save_record **out, size_t *n, size_t *cap,
 	return 0;
 }
 
-int saveproc_read_log(const char *path, struct save_record **out, size_t *n)
+int saveproc_read_log(const char *path, struct saveproc_record **out, size_t *n)
 {
 	FILE *f = fopen(path, "r");
 	char line[256];
@@ -485,7 +485,7 @@ int saveproc_read_log(const char *path, struct save_record **out, size_t *n)
 	if (!f)
 		return -1;
 	while (rc == 0 && fgets(line, sizeof(line), f)) {
-		struct save_record r;
+		struct saveproc_record r;
 
 		if (parse_record(line, &r) != 0) {
 			errno = EINVAL;

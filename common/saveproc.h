@@ -76,7 +76,7 @@ struct saveproc {
 };
 
 /* The counters of GET /stats (see common/saveserver/README.md). */
-struct save_stats {
+struct saveproc_stats {
 	uint64_t received;       /* POST /save requests that arrived */
 	uint64_t stored;         /* saves stored (answered 201) */
 	uint64_t duplicates;     /* repeats of a stored save (answered 200) */
@@ -93,7 +93,7 @@ struct save_stats {
 };
 
 /* One line of the server's log. */
-struct save_record {
+struct saveproc_record {
 	uint64_t id;
 	char digest[65];
 	int64_t received_ns, answered_ns;
@@ -112,7 +112,7 @@ int saveproc_start(struct saveproc *p, const struct saveproc_options *o);
  * loop runs, never from inside a callback of a loop that talks to the
  * server.  @return 0, or -1 with p->why set.
  */
-int saveproc_stats(const struct saveproc *p, struct save_stats *out);
+int saveproc_stats(const struct saveproc *p, struct saveproc_stats *out);
 
 /*
  * GET /saves/id, blocking (up to 5 s).  On 200 the stored digest (64 hex
@@ -160,7 +160,7 @@ int saveproc_start_logged(struct saveproc *p, const struct saveproc_options *o);
 
 /* Reads the private log of a server started with saveproc_start_logged,
  * as saveproc_read_log does.  @return 0, or -1 (p->why set). */
-int saveproc_read_own_log(struct saveproc *p, struct save_record **out,
+int saveproc_read_own_log(struct saveproc *p, struct saveproc_record **out,
 			  size_t *n);
 
 /*
@@ -169,6 +169,6 @@ int saveproc_read_own_log(struct saveproc *p, struct save_record **out,
  * @return 0, or -1 when the file cannot be read or a line is malformed
  * (errno: EINVAL for a malformed line).
  */
-int saveproc_read_log(const char *path, struct save_record **out, size_t *n);
+int saveproc_read_log(const char *path, struct saveproc_record **out, size_t *n);
 
 #endif

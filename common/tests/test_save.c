@@ -130,7 +130,7 @@ static void temp_path(char *path, size_t size)
 
 static void expect_log(const char *path, size_t n, int64_t delay_ns)
 {
-	struct save_record *r;
+	struct saveproc_record *r;
 	size_t got;
 	int seen[MAX_SAVES] = { 0 };
 
@@ -154,7 +154,7 @@ static void hundred_twenty_saves_drain_in_twelve_waves(void **state)
 {
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char log[256], hex[65], got[65];
@@ -195,8 +195,8 @@ static void saves_beyond_the_pool_leave_in_fifo_order(void **state)
 {
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct save_record *r;
-	struct save_stats st;
+	struct saveproc_record *r;
+	struct saveproc_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char log[256];
@@ -285,7 +285,7 @@ static void a_conflicting_save_gets_409_and_a_repeat_is_accepted(void **state)
 {
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char a[65], b[65], got[65];
@@ -434,7 +434,7 @@ static void saves_after_a_long_slice_are_all_stored(void **state)
 {
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct slice_run r = { .slow_done_at = 15 };
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct saveproc p;
 
 	(void)state;

@@ -130,7 +130,7 @@ static void expect_each_done_once(const struct tally *t, size_t n)
 static void expect_log_matches(struct saveproc *p, const struct tally *t,
 			       size_t n, bool exact)
 {
-	struct save_record *r;
+	struct saveproc_record *r;
 	size_t got, stored = 0;
 	bool logged[MAX_SAVES] = { false };
 
@@ -157,7 +157,7 @@ static void run_fail_ids(int status, const char *want_why)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char hex[65];
@@ -209,7 +209,7 @@ static void a_failing_id_fails_again_on_retry(void **state)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char hex[65];
@@ -243,7 +243,7 @@ static void close_after_drops_every_later_save_once(void **state)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct saveproc p;
 	struct save_client *c;
 
@@ -276,7 +276,7 @@ static void close_at_once_drops_the_first_save(void **state)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct saveproc p;
 	struct save_client *c;
 
@@ -408,7 +408,7 @@ static void jitter_spreads_the_delays(void **state)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct save_record *r;
+	struct saveproc_record *r;
 	struct saveproc p;
 	struct save_client *c;
 	int64_t lo = INT64_MAX, hi = 0;

@@ -274,7 +274,7 @@ static void a_normal_save_still_works_afterwards(void **state)
 	static const char save[] =
 		"POST /save HTTP/1.1\r\nHost: x\r\n" FORM "Content-Length: 76\r\n\r\n"
 		"id=5&digest=" DIGEST;
-	struct save_stats st;
+	struct saveproc_stats st;
 	char hex[65];
 
 	(void)state;

@@ -79,7 +79,7 @@ static void save_ids(struct save_client *c, uint64_t from, uint64_t to,
 static void expect_log_complete(const char *path)
 {
 	static unsigned char seen[N_SAVES];
-	struct save_record *r;
+	struct saveproc_record *r;
 	size_t n;
 
 	assert_int_equal(saveproc_read_log(path, &r, &n), 0);
@@ -110,7 +110,7 @@ static void start_server(struct saveproc *p, char *log, size_t size)
 
 static void expect_nothing_lost(const struct load *l, struct saveproc *p)
 {
-	struct save_stats st;
+	struct saveproc_stats st;
 
 	if (l->failed)
 		fail_msg("%zu saves failed, the first with '%s'", l->failed, l->first_why);

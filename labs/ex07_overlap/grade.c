@@ -136,7 +136,7 @@ static void read_log(struct world *w)
 	savelab_read_log(&w->lab);
 }
 
-static const struct save_record *record_of(const struct world *w, size_t id)
+static const struct saveproc_record *record_of(const struct world *w, size_t id)
 {
 	return savelab_record(&w->lab, id);
 }
@@ -157,7 +157,7 @@ static void expect_every_id(const struct world *w, size_t n)
  * it arrived, beyond items 0 .. i. */
 static long items_late(const struct world *w, size_t i, size_t n)
 {
-	const struct save_record *rec = record_of(w, i);
+	const struct saveproc_record *rec = record_of(w, i);
 	long done = 0;
 
 	for (size_t j = 0; j < n; j++)
@@ -445,7 +445,7 @@ static void expect_done_with(const struct world *w, size_t n, size_t acked,
  */
 static void done_comes_once_when_the_last_save_fails(void **state)
 {
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct world w;
 
 	(void)state;
@@ -496,7 +496,7 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
  */
 static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 {
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct world w;
 
 	(void)state;

@@ -118,7 +118,7 @@ static void run_until_done(struct run *r)
 static void read_server_side(const char *log, const struct trace *trace,
 			     struct result *res)
 {
-	struct save_record *recs;
+	struct saveproc_record *recs;
 	size_t n;
 	int64_t last_hash = trace_time_ns(trace, trace_len(trace) - 1);
 	int64_t last_answer = last_hash;
@@ -177,7 +177,7 @@ static struct result run_overlapped(const struct options *o)
 {
 	struct result res = { 0 };
 	struct saveproc server;
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct run r = { .base = evbase_new(EVBASE_PRECISE) };
 	struct hashwork *h = hashwork_new();
 	struct trace *trace = trace_new();

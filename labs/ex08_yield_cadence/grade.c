@@ -168,7 +168,7 @@ static const char *expected_yields(size_t n, unsigned k, char *buf, size_t size)
 	return buf[0] ? buf : "(no yield)";
 }
 
-static const struct save_record *record_of(const struct world *w, size_t id)
+static const struct saveproc_record *record_of(const struct world *w, size_t id)
 {
 	return savelab_record(&w->lab, id);
 }
@@ -252,7 +252,7 @@ static int count_waves(const struct world *w)
 
 static int cmp_received(const void *a, const void *b)
 {
-	const struct save_record *x = a, *y = b;
+	const struct saveproc_record *x = a, *y = b;
 
 	return (x->received_ns > y->received_ns) - (x->received_ns < y->received_ns);
 }
@@ -544,7 +544,7 @@ static void expect_done_with(const struct world *w, size_t n, size_t acked,
  */
 static void done_comes_once_when_the_last_save_fails(void **state)
 {
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct world w;
 
 	(void)state;
@@ -587,7 +587,7 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
  */
 static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 {
-	struct save_stats st;
+	struct saveproc_stats st;
 	struct world w;
 
 	(void)state;

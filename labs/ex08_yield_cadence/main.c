@@ -220,7 +220,7 @@ static int start_server(const struct options *o, struct saveproc *server,
 static size_t count_late(const char *log, const struct trace *trace)
 {
 	int64_t last_hash = trace_time_ns(trace, trace_len(trace) - 1);
-	struct save_record *recs;
+	struct saveproc_record *recs;
 	size_t n, late = 0;
 
 	if (saveproc_read_log(log, &recs, &n) != 0)

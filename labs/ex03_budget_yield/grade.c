@@ -264,6 +264,49 @@ static void expect_each_item_once(size_t n, const char *want)
 	fake_run_free(&r);
 }
 
+static int64_t fake_300us_item(int64_t item, void *arg);
+static void run_until_idle(struct event_base *base, int64_t ms);
+static size_t count_wrong(const int64_t *items, const int64_t *results,
+			  size_t n);
+
+/* Two maps on one base at once, each yielding after every item (a 1 ns
+ * budget on items of 300 us, fake): their slices alternate, and each must
+ * find its place in its own struct bmap (not in a static), so every
+ * result of both is right. */
+static void expect_two_maps_keep_their_own_place(void)
+{
+	static int64_t items[2][50], results[2][50];
+	struct event_base *base = evbase_new(EVBASE_PRECISE);
+	struct bmap maps[2];
+	size_t wrong[2];
+
+	GRADE_EXPECT(base, "an event base", "setup failed (out of memory?)");
+	clock_use_fake(CLOCK_NS_PER_S);
+	for (int m = 0; m < 2; m++) {
+		struct bmap_job job = { .items = items[m], .results = results[m],
+					.n = 50, .fn = fake_300us_item,
+					.budget_ns = 1 };
+
+		for (int64_t i = 0; i < 50; i++) {
+			items[m][i] = (m + 1) * FIRST_ITEM + i;
+			results[m][i] = -1;
+		}
+		GRADE_EXPECT(bmap_start(&maps[m], base, &job) == 0,
+			     "bmap_start() returns 0", "it returned -1");
+	}
+	run_until_idle(base, 2000);
+	wrong[0] = count_wrong(items[0], results[0], 50);
+	wrong[1] = count_wrong(items[1], results[1], 50);
+	GRADE_EXPECT(wrong[0] == 0 && wrong[1] == 0,
+		     "two maps running at once on one base: every result of "
+		     "both right (each keeps its place in its own struct bmap)",
+		     "%zu and %zu of 50 results wrong%s", wrong[0], wrong[1],
+		     wrong[0] || wrong[1] ? " -- is the position kept in a "
+		     "static, shared by every map?" : "");
+	event_base_free(base);
+	clock_set_source(NULL);
+}
+
 /* Catches: an item lost or mapped twice where a slice ends (map->next
  * moved too late or twice), and an item "mapped" from an empty array.
  * Items cost 300 us (fake) against a 1 ms budget: 4 per slice.  n = 0, 1,
@@ -275,6 +318,7 @@ static void every_item_is_mapped_once_in_order_across_yields(void **state)
 	expect_each_item_once(1, "m0");
 	expect_each_item_once(8, "m0 m1 m2 m3 m4 m5 m6 m7");
 	expect_each_item_once(9, "m0 m1 m2 m3 m4 m5 m6 m7 m8");
+	expect_two_maps_keep_their_own_place();
 }
 
 static void expect_yields(size_t n, const int64_t *cost, int64_t gap_ns,
@@ -544,6 +588,39 @@ static size_t count_wrong(const int64_t *items, const int64_t *results,
 	return wrong;
 }
 
+#define SCRIBBLE 0x5A
+
+static void scribble_done(struct bmap *map, void *arg)
+{
+	(void)arg;
+	memset(map, SCRIBBLE, sizeof(*map));
+}
+
+/* done may free or reuse the memory of its struct bmap: here it fills it
+ * with 0x5A, and every byte must still be 0x5A once the loop is idle (a
+ * map that writes to *map after done -- a field cleared, a count kept --
+ * writes into memory that is no longer its). */
+static void expect_nothing_written_after_done(struct event_base *base)
+{
+	static int64_t items[3] = { FIRST_ITEM, FIRST_ITEM + 1, FIRST_ITEM + 2 };
+	static int64_t results[3];
+	static struct bmap map;
+	struct bmap_job job = { .items = items, .results = results, .n = 3,
+				.fn = fake_300us_item, .done = scribble_done,
+				.budget_ns = MS };
+	size_t changed = 0;
+
+	GRADE_EXPECT(bmap_start(&map, base, &job) == 0,
+		     "bmap_start() returns 0", "it returned -1");
+	run_until_idle(base, 2000);
+	for (size_t i = 0; i < sizeof(map); i++)
+		changed += ((unsigned char *)&map)[i] != SCRIBBLE;
+	GRADE_EXPECT(changed == 0, "nothing written to *map after done "
+		     "returned (done filled it with 0x5A)",
+		     "%zu byte(s) of it changed after done: done must be the "
+		     "last thing the map does with *map", changed);
+}
+
 /* Catches: done called before the event is freed (or map->ev cleared after
  * done): a done that restarts the map has its new event freed or lost, and
  * the old one leaks.  done runs after the map let go of its event, so it
@@ -570,6 +647,7 @@ static void done_may_restart_the_map_it_was_called_for(void **state)
 	GRADE_EXPECT(bmap_start(&rc.map, rc.base, &first) == 0,
 		     "bmap_start() returns 0", "it returned -1");
 	run_until_idle(rc.base, 2000);
+	expect_nothing_written_after_done(rc.base);
 	GRADE_EXPECT(!rc.ev_set_at_done, "map->ev NULL whenever done runs",
 		     "done ran while map->ev still pointed at the event");
 	GRADE_EXPECT(rc.done_calls == 2 && rc.restart_rc == 0,

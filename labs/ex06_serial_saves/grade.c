@@ -287,13 +287,20 @@ static void runs_end_only_after_every_save_is_acknowledged(void **state)
 /* ---- the batch size's range ------------------------------------------- */
 
 /* Catches: a batch of 0 (an endless loop or a division by zero), or one
- * above SS_MAX_BATCH (digests written past r->digests[]), accepted; and
- * a check made only after some work was done.  Batches 0 and
- * SS_MAX_BATCH + 1 return -1 with nothing hashed or sent; the bounds
- * themselves (1 and SS_MAX_BATCH) work. */
+ * above SS_MAX_BATCH (digests written past r->digests[]), accepted; a
+ * size checked after a cast to int (2^32 + 5 becomes 5); and a check made
+ * only after some work was done.  Batches 0, SS_MAX_BATCH + 1, 2^32 + 5
+ * (where size_t holds it) and SIZE_MAX return -1 with nothing hashed or
+ * sent; the bounds themselves (1 and SS_MAX_BATCH) work. */
 static void batch_sizes_outside_1_to_the_maximum_are_refused_untouched(void **state)
 {
-	static const size_t bad[] = { 0, SS_MAX_BATCH + 1, SIZE_MAX };
+	static const size_t bad[] = {
+		0, SS_MAX_BATCH + 1,
+#if SIZE_MAX > UINT32_MAX
+		((size_t)1 << 32) + 5,
+#endif
+		SIZE_MAX,
+	};
 	struct saveproc_stats st;
 	struct world w;
 

@@ -113,7 +113,10 @@ struct xf_task {
  *   and done is never called for that refused task; once the first task
  *   has reported, the table can be started again.  A refused start (table
  *   taken, or its event cannot be made) keeps no event, leaves task->ev
- *   NULL and task->finished true, and does not keep the table.
+ *   NULL and task->finished true, and does not keep the table (nor frees
+ *   the lease another task holds).  A struct xf_task may be reused once
+ *   its task was refused or has reported: xf_start fills it in anew, so
+ *   the new task starts with no count, no request and no deadline.
  *   [tests: a_leased_table_is_refused_until_done]
  * Promise: a task stops only between batches.  Whenever it is seen from
  *   outside its step (between two loop passes, or in done), rows_done is a

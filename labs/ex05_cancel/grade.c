@@ -347,10 +347,14 @@ static void cancel_ten_ms_in_stops_within_one_yield_interval(void **state)
 }
 
 /*
- * Catches: yield_every == 0 not honoured (the task yields anyway).  The
- * counter-example, measured: a task with no yields cannot be cancelled —
- * the cancel timer, due 10 ms into a ~100 ms run, can only fire after the
- * task has ended.  Order, not a bound: done must come before the timer.
+ * Catches: yield_every == 0 not honoured (the task yields anyway), and a
+ * one-step task that still looks at the cancel request or the deadline
+ * between its rows.  The counter-example, measured: a task with no yields
+ * cannot be cancelled — the cancel timer, due 10 ms into a ~100 ms run,
+ * can only fire after the task has ended.  Order, not a bound: done must
+ * come before the timer.  Then, no clock: a row hook cancels during row
+ * 249 of the one step, and on the fake clock a deadline passes at row 25;
+ * both times every row runs and the task ends with XF_DONE.
  */
 static void no_yield_task_runs_to_the_end_whatever_you_ask(void **state)
 {
@@ -376,6 +380,37 @@ static void no_yield_task_runs_to_the_end_whatever_you_ask(void **state)
 		      "after all %zu rows\n",
 		      clock_ns_to_ms(r.cancel_ran_ns - r.cancel_due_ns), n);
 	GRADE_EXPECT_INT(r.rows_reported, n, "rows reported");
+	expect_table_matches(&r);
+	run_free(&r);
+
+	/* A cancel asked from inside the one step (row 249 of 1000) ... */
+	run_init(&r, 1000, 1);
+	r.cancel_at_row = 249;
+	r.table->on_row = cancel_at_row;
+	r.table->on_row_arg = &r;
+	start_task(&r, 0);
+	run_until_done(&r, 2000);
+	expect_hook_cancel_only_asked(&r);
+	expect_done_once(&r, XF_DONE);
+	GRADE_EXPECT_INT(r.rows_reported, 1000, "rows reported (cancelled "
+			 "during row 249 of the one step: no cancellation "
+			 "point follows, every row runs)");
+	expect_table_matches(&r);
+	run_free(&r);
+
+	/* ... or a deadline passing in it (fake clock, 1 ms a row: 25 ms). */
+	use_fake_clock();
+	run_init(&r, 1000, 1);
+	r.cancel_at_row = NEVER;
+	r.table->on_row = cancel_at_row_ticking;
+	r.table->on_row_arg = &r;
+	start_task(&r, 0);
+	xf_set_deadline(&r.task, clock_now_ns() + 25 * CLOCK_NS_PER_MS);
+	run_until_done(&r, 2000);
+	clock_set_source(NULL);
+	expect_done_once(&r, XF_DONE);
+	GRADE_EXPECT_INT(r.rows_reported, 1000, "rows reported (the deadline "
+			 "passed during the one step: every row runs)");
 	expect_table_matches(&r);
 	run_free(&r);
 }
@@ -961,13 +996,40 @@ static void two_tasks_on_one_loop_stop_alone(void **state)
 }
 
 static int second_done_calls;
+static enum xf_status second_status;
+static size_t second_rows;
 
 static void count_second_done(enum xf_status status, size_t rows, void *arg)
 {
-	(void)status;
-	(void)rows;
 	(void)arg;
 	second_done_calls++;
+	second_status = status;
+	second_rows = rows;
+}
+
+/* Runs the loop until the second task has reported (at most 100 passes). */
+static void run_until_second_done(struct run *r, int calls)
+{
+	for (int pass = 0; pass < 100 && second_done_calls < calls; pass++)
+		event_base_loop(r->base, EVLOOP_ONCE);
+}
+
+/* A started task is a new one, whatever the struct held before: the
+ * refused starts left it finished, a past run left its count and flags. */
+static void expect_fresh_task(const struct xf_task *t, const char *before)
+{
+	GRADE_EXPECT(!t->finished && t->rows_done == 0 &&
+			     t->status == XF_RUNNING && !t->cancel_requested &&
+			     t->deadline_ns == 0,
+		     "a task just started: finished false, rows_done 0, "
+		     "status running, no cancel request, no deadline",
+		     "started again after %s: finished %s, rows_done %zu, "
+		     "status %s, cancel_requested %s, deadline_ns %lld (xf_start "
+		     "fills in the whole *task)", before,
+		     t->finished ? "true" : "false", t->rows_done,
+		     xf_status_name(t->status),
+		     t->cancel_requested ? "true" : "false",
+		     (long long)t->deadline_ns);
 }
 
 /* A refused start keeps no event (freed, not only deleted), says it is
@@ -986,9 +1048,14 @@ static void expect_refused_task_left_nothing(struct xf_task *t, long live)
 
 /*
  * Catches: a start that ignores the lease (two transforms on one table),
- * and a refused start that still reports.  A second xf_start on a table
- * the first task holds returns -1 and never calls its done; once the first
- * task has reported, the table starts again.
+ * a refused start that still reports, a refused start that releases the
+ * lease the first task holds (a third start would then succeed), and an
+ * xf_start that fills *task field by field (a reused struct keeps its
+ * finished flag, count, cancel request or deadline).  A second xf_start on
+ * a table the first task holds returns -1, leaves the table leased and
+ * never calls its done; once the first task has reported, the table starts
+ * again, and the struct of the refused starts, then of a cancelled run,
+ * starts as a new task each time.
  */
 static void a_leased_table_is_refused_until_done(void **state)
 {
@@ -1006,6 +1073,13 @@ static void a_leased_table_is_refused_until_done(void **state)
 	GRADE_EXPECT(rc == -1, "xf_start() on a leased table returns -1",
 		     "it returned %d", rc);
 	expect_refused_task_left_nothing(&second, live);
+	GRADE_EXPECT(r.table->leased,
+		     "the first task still holds the table after the refused "
+		     "start", "the table is free while the first task runs "
+		     "(the refused start released a lease it never took)");
+	rc = xf_start(&second, r.base, r.table, 100, count_second_done, NULL);
+	GRADE_EXPECT(rc == -1, "a third xf_start() while the first task runs "
+		     "returns -1", "it returned %d", rc);
 	run_until_done(&r, 2000);
 	expect_done_once(&r, XF_DONE);
 	GRADE_EXPECT_INT(second_done_calls, 0, "calls of the refused task's "
@@ -1025,10 +1099,29 @@ static void a_leased_table_is_refused_until_done(void **state)
 	rc = xf_start(&second, r.base, r.table, 100, count_second_done, NULL);
 	GRADE_EXPECT(rc == 0, "xf_start() on the table after done returns 0",
 		     "it returned %d", rc);
-	for (int pass = 0; pass < 100 && second_done_calls == 0; pass++)
-		event_base_loop(r.base, EVLOOP_ONCE);
-	GRADE_EXPECT_INT(second_done_calls, 1, "calls of the second task's "
-			 "done");
+	expect_fresh_task(&second, "two refused starts");
+	/* Cancelled (with a deadline long past) before its first step ... */
+	xf_set_deadline(&second, 1);
+	GRADE_EXPECT_INT(xf_cancel(&second), 0, "xf_cancel() of the started "
+			 "task");
+	run_until_second_done(&r, 1);
+	GRADE_EXPECT(second_done_calls == 1 && second_status == XF_CANCELLED &&
+			     second_rows == 0,
+		     "the second task, cancelled before its first step: done "
+		     "once, cancelled, 0 rows",
+		     "done %d time(s), %s, %zu rows", second_done_calls,
+		     xf_status_name(second_status), second_rows);
+	/* ... then the same struct started again runs every row. */
+	rc = xf_start(&second, r.base, r.table, 100, count_second_done, NULL);
+	GRADE_EXPECT(rc == 0, "xf_start() of the reused struct returns 0",
+		     "it returned %d", rc);
+	expect_fresh_task(&second, "a cancelled run");
+	run_until_second_done(&r, 2);
+	GRADE_EXPECT(second_done_calls == 2 && second_status == XF_DONE &&
+			     second_rows == 500,
+		     "the reused struct's run: done, 500 rows",
+		     "done %d time(s) in all, %s, %zu rows", second_done_calls,
+		     xf_status_name(second_status), second_rows);
 	run_free(&r);
 }
 
@@ -1312,7 +1405,8 @@ static const struct grade_test tests[] = {
 		   "keep all of a task's state in its struct xf_task; never "
 		   "stop the loop from the task"),
 	GRADE_TEST(a_leased_table_is_refused_until_done, 3, 5000,
-		   "xf_start returns -1 when table_lease fails (keep the "
+		   "xf_start returns -1 when table_lease fails, releases no "
+		   "lease it did not take, fills in the whole *task (keep the "
 		   "provided xf_start)"),
 	GRADE_TEST_TSAN(worker_stops_soon_after_its_flag_is_set, 8, 10000,
 			"atomic_load(&job->cancel) before every row in "

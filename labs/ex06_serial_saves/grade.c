@@ -240,9 +240,33 @@ static void batched_run_sends_the_last_partial_batch_together(void **state)
 	world_free(&w);
 }
 
+/* After a run, the digests of its last batch (items first .. n-1) are in
+ * r->digests[], each in a slot of its own; which slot is not looked at. */
+static void expect_last_batch_kept(struct world *w, size_t first)
+{
+	for (size_t i = first; i < w->run.n; i++) {
+		char want[SS_HEX_SIZE];
+		uint8_t d[HASHWORK_DIGEST_LEN];
+		bool kept = false;
+
+		GRADE_EXPECT(hashwork_item_links(w->lab.hasher, i, LINKS, d) == 0,
+			     "the grader hashes item i", "libcrypto failed");
+		hashwork_hex(d, want);
+		for (size_t k = 0; k < SS_MAX_BATCH && !kept; k++)
+			kept = strncmp(w->run.digests[k], want, SS_HEX_SIZE) == 0;
+		GRADE_EXPECT(kept,
+			     "the last batch's digests kept in r->digests[]",
+			     "item %zu's digest is in no slot of r->digests[] "
+			     "(hash each item of a batch into its own "
+			     "r->digests[k], not into a buffer of your own)", i);
+	}
+}
+
 /* Catches: a wrong digest in a batch (one buffer for the whole batch, a
- * digest sent under its neighbour's id), and a batch sent twice (10 items
- * in batches of 5: the last batch is full, not partial). */
+ * digest sent under its neighbour's id), a batch sent twice (10 items in
+ * batches of 5: the last batch is full, not partial), and digests kept
+ * anywhere but r->digests[] (after the run, items 5-9's digests must be
+ * found there, in any slots). */
 static void batched_run_saves_each_item_once_with_its_digest(void **state)
 {
 	struct world w;
@@ -251,6 +275,7 @@ static void batched_run_saves_each_item_once_with_its_digest(void **state)
 	world_start(&w, 20, 10, 10);
 	run_ok(ss_batched(&w.run, 5), "ss_batched(r, 5)");
 	expect_digests(&w, 10);
+	expect_last_batch_kept(&w, 5);
 	world_free(&w);
 }
 
@@ -287,13 +312,20 @@ static void runs_end_only_after_every_save_is_acknowledged(void **state)
 /* ---- the batch size's range ------------------------------------------- */
 
 /* Catches: a batch of 0 (an endless loop or a division by zero), or one
- * above SS_MAX_BATCH (digests written past r->digests[]), accepted; and
- * a check made only after some work was done.  Batches 0 and
- * SS_MAX_BATCH + 1 return -1 with nothing hashed or sent; the bounds
- * themselves (1 and SS_MAX_BATCH) work. */
+ * above SS_MAX_BATCH (digests written past r->digests[]), accepted; a
+ * size checked after a cast to int (2^32 + 5 becomes 5); and a check made
+ * only after some work was done.  Batches 0, SS_MAX_BATCH + 1, 2^32 + 5
+ * (where size_t holds it) and SIZE_MAX return -1 with nothing hashed or
+ * sent; the bounds themselves (1 and SS_MAX_BATCH) work. */
 static void batch_sizes_outside_1_to_the_maximum_are_refused_untouched(void **state)
 {
-	static const size_t bad[] = { 0, SS_MAX_BATCH + 1, SIZE_MAX };
+	static const size_t bad[] = {
+		0, SS_MAX_BATCH + 1,
+#if SIZE_MAX > UINT32_MAX
+		((size_t)1 << 32) + 5,
+#endif
+		SIZE_MAX,
+	};
 	struct saveproc_stats st;
 	struct world w;
 

@@ -134,8 +134,7 @@ int ss_serial(struct ss_run *r);
  *   out together, like every batch, after the batch before it.
  *   [tests: batched_run_sends_the_last_partial_batch_together]
  * Promise: item i is saved once, under id i, with its own digest (each
- *   digest of a batch kept in its own r->digests[k]: when the run
- *   returns, r->digests[] still holds the last batch's digests).
+ *   digest of a batch kept in its own r->digests[k]).
  *   [tests: batched_run_saves_each_item_once_with_its_digest]
  * Promise: when it returns, every save it sent has its answer — at the
  *   end, and after a failure too.

@@ -47,6 +47,7 @@ struct world {
 	size_t outstanding_at_done, acked_at_done, failed_at_done;
 	bool hashing_over_at_done;
 	unsigned yields;
+	bool ev_kept_after_hashing;   /* seen by the loop: all hashed, t->ev set */
 	uint64_t links;               /* per item: LINKS unless a test sets it */
 };
 
@@ -99,8 +100,12 @@ static void counting_yield(struct ovl_task *t)
  * of the event's end looks at it.) */
 static bool busy(void *arg)
 {
-	const struct world *w = arg;
+	struct world *w = arg;
 
+	/* The loop runs this between callbacks only: every item hashed
+	 * means the hashing is over, and the event must be gone. */
+	if (w->task.job.n > 0 && w->task.hashed == w->task.job.n && w->task.ev)
+		w->ev_kept_after_hashing = true;
 	if (save_client_outstanding(w->lab.client) > 0)
 		return true;
 	return w->task.next < w->task.job.n && w->task.ev &&
@@ -380,7 +385,10 @@ static void expect_start_refuses_bad_jobs(struct world *w)
 
 /*
  * Catches: a task that keeps its event after the last item (never freed,
- * or still yielding with nothing left to hash), or only deletes it
+ * freed only with the last answer — the grader's 1 ms referee timer sees
+ * t->ev still set between the last callback and the last answer, which
+ * comes 30 ms at the earliest after the last save is written — or still
+ * yielding with nothing left to hash), or only deletes it
  * (event_del, t->ev = NULL: a leak the libevent block counter sees once
  * the world is freed); and an ovl_start edited to accept a job of 0
  * items or with no client (a task that could never end).
@@ -399,6 +407,11 @@ static void hashing_ends_by_freeing_the_task_event(void **state)
 		     "it is still set%s", w.task.ev &&
 		     event_pending(w.task.ev, EV_TIMEOUT, NULL) ?
 		     ", and still active: the task keeps yielding" : "");
+	GRADE_EXPECT(!w.ev_kept_after_hashing,
+		     "task->ev == NULL as soon as the last item's callback "
+		     "returns, saves still on their way",
+		     "it was still set after the last item, while saves were on "
+		     "their way (freed only with the last answer?)");
 	GRADE_EXPECT_INT(event_base_get_num_events(w.lab.base,
 						   EVENT_BASE_COUNT_ACTIVE),
 			 0, "events still active on the base after the run");
@@ -485,6 +498,12 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
 	savelab_refuse_every_save();
 	run_task(&w, 5);
 	expect_done_with(&w, 5, 0, 5, "every save refused by save_client_save");
+	GRADE_EXPECT(savelab_refused() == 5,
+		     "each of the 5 saves tried once: nothing is sent again",
+		     "save_client_save was refused %zu times", savelab_refused());
+	GRADE_EXPECT(w.yields == 4,
+		     "a refused save does not change the rhythm: one item per "
+		     "callback, 4 yields for 5 items", "%u yields", w.yields);
 	world_free(&w);
 }
 
@@ -492,7 +511,9 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
  * Catches: a failed hash that stops the task (done never comes), that is
  * saved anyway (a digest of garbage), or that is not counted.  The hash
  * of item 3 of 8 fails: the task goes on, saves the 7 others, counts 1
- * failed, and the server never sees id 3.
+ * failed, and the server never sees id 3.  The failed item still has its
+ * own callback: 7 yields for 8 items, not 6 (the next item hashed at
+ * once in the same callback).
  */
 static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 {
@@ -504,6 +525,9 @@ static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 	savelab_fail_hash(3);
 	run_task(&w, 8);
 	expect_done_with(&w, 8, 7, 1, "the hash of item 3 failed");
+	GRADE_EXPECT(w.yields == 7,
+		     "a failed item still has its own callback: 7 yields for 8 "
+		     "items", "%u yields", w.yields);
 	savelab_stats(&w.lab, &st);
 	savelab_read_log(&w.lab);
 	GRADE_EXPECT(st.received == 7 && !record_of(&w, 3),
@@ -590,13 +614,15 @@ static void expect_tally(const struct tally *y, size_t n, const char *which)
 /*
  * Catches: task state kept outside *t (a static counter or "hashing over"
  * flag): two tasks on one loop at once — 6 items saved to one server, 4
- * to another, on the same base — then a third task after them.  Each
- * must hash its own items and get exactly one done with its own counts.
+ * to another, on the same base — then a third task after them, and a
+ * fourth in the third's struct, finished and not cleared (an ovl_start
+ * that keeps the last run's counts never reaches 2 answers).  Each must
+ * hash its own items and get exactly one done with its own counts.
  */
 static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 {
 	struct saveproc_options so = SAVEPROC_DEFAULTS;
-	struct tally ya = { 0 }, yb = { 0 }, yc = { 0 };
+	struct tally ya = { 0 }, yb = { 0 }, yc = { 0 }, yd = { 0 };
 	struct saveproc second;
 	struct pair p;
 	struct world w;
@@ -626,6 +652,13 @@ static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 		     "a third task starts", "ovl_start() failed");
 	savelab_run(&w.lab, busy, &w, 5000);
 	expect_tally(&yc, 3, "a task after those two");
+	GRADE_EXPECT(ovl_start(&w.task, w.lab.base, &(struct ovl_job){
+			.client = w.lab.client, .hasher = w.lab.hasher, .n = 2,
+			.links = LINKS, .done = tally_done, .arg = &yd }) == 0,
+		     "a fourth task starts in the third's struct",
+		     "ovl_start() failed");
+	savelab_run(&w.lab, busy, &w, 5000);
+	expect_tally(&yd, 2, "a task started again in a finished task's struct");
 	world_free(&w);
 }
 
@@ -656,7 +689,8 @@ static const struct grade_test tests[] = {
 		   "the last item, report_done if every save is answered"),
 	GRADE_TEST(a_failed_hash_counts_as_failed_and_the_task_goes_on, 7, 5000,
 		   "when ovl_hash fails, count it in t->failed, skip its save, "
-		   "and go on with the next item"),
+		   "and yield as after any item: the next one gets its own "
+		   "callback"),
 	GRADE_TEST(the_task_ends_when_the_server_goes_away, 7, 8000,
 		   "every save ends in saved_cb, stored or failed: count both"),
 	GRADE_TEST(two_tasks_on_one_loop_keep_their_own_counts, 5, 5000,

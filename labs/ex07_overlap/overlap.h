@@ -19,7 +19,10 @@
  * Promise: each callback hashes one item, queues its save at once (never
  *   waiting for it) and yields with t->yield if items remain — no yield
  *   after the last item: the trace is h0 s0 | h1 s1 | ... | h<n-1> s<n-1>.
- *   [tests: each_item_is_hashed_saved_and_yielded_in_its_own_callback]
+ *   An item whose hash or save fails has its callback and yield too.
+ *   [tests: each_item_is_hashed_saved_and_yielded_in_its_own_callback,
+ *   a_failed_hash_counts_as_failed_and_the_task_goes_on,
+ *   done_comes_once_when_every_save_is_refused_at_once]
  * Promise: the overlap holds for the whole run: saves reach the server
  *   while the hashing goes on, a few items after their hash, and the
  *   hashing never waits for a save's answer.

@@ -26,8 +26,10 @@
  * called, once.
  *
  * Promise: every = k > 0 yields (t->yield) exactly after items k, 2k, ...
- *   counted from 1, never after the last item.
- *   [tests: every_k_yields_exactly_after_every_kth_item]
+ *   counted from 1 (an item whose hash or save fails counts too), never
+ *   after the last item, and the slice returns after its yield.
+ *   [tests: every_k_yields_exactly_after_every_kth_item,
+ *   a_failed_hash_counts_as_failed_and_the_task_goes_on]
  * Promise: every = 0 never yields: one slice hashes everything, so every
  *   save reaches the server after the last hash and drains in
  *   ceil(n / cap) waves.
@@ -57,7 +59,9 @@
  *   a_failed_hash_counts_as_failed_and_the_task_goes_on,
  *   the_task_ends_when_the_server_goes_away]
  * Promise: a task keeps its state in *t: two tasks on one loop at once
- *   each yield on their own count and get one done with their own counts.
+ *   each yield on their own count and get one done with their own counts,
+ *   and a task started again in a finished task's struct starts afresh
+ *   (cad_start fills in all of *t).
  *   [tests: two_tasks_on_one_loop_keep_their_own_counts]
  */
 #ifndef EX08_CADENCE_H

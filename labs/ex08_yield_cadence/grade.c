@@ -42,6 +42,8 @@ struct world {
 	struct cad_task task;
 	bool started;
 	unsigned yields;
+	unsigned yields_before_a_return; /* a yield while the last is pending */
+	bool ev_kept_after_hashing;   /* seen by the loop: all hashed, t->ev set */
 	int done_calls;
 	size_t outstanding_at_done, acked_at_done, failed_at_done;
 	bool hashing_over_at_done;
@@ -64,6 +66,8 @@ static void world_next_task(struct world *w)
 	savelab_new_trace(&w->lab);
 	w->started = false;
 	w->yields = 0;
+	w->yields_before_a_return = 0;
+	w->ev_kept_after_hashing = false;
 	w->done_calls = 0;
 }
 
@@ -74,14 +78,20 @@ static void world_free(struct world *w)
 	savelab_free(&w->lab);
 }
 
-/* The grader's yield: counted and marked "|" in the trace, then real. */
+/* The grader's yield: real, then counted and marked "|" in the trace.
+ * The task's event still active from the previous yield means the slice
+ * did not return after it (the loop has not run the next slice yet).
+ * cad_yield comes first and nothing reads the clock between it and the
+ * count, so the fake clock below never goes back. */
 static void counting_yield(struct cad_task *t)
 {
 	struct world *w = t->job.arg;
 
+	if (t->ev && event_pending(t->ev, EV_TIMEOUT, NULL))
+		w->yields_before_a_return++;
+	cad_yield(t);
 	w->yields++;
 	trace_add(w->lab.trace, "|");
-	cad_yield(t);
 }
 
 static void done_cb(struct cad_task *t, void *arg)
@@ -99,8 +109,12 @@ static void done_cb(struct cad_task *t, void *arg)
  * scheduled to hash them. */
 static bool busy(void *arg)
 {
-	const struct world *w = arg;
+	struct world *w = arg;
 
+	/* The loop runs this between slices only: every item hashed means
+	 * the hashing is over, and the event must be gone. */
+	if (w->started && w->task.hashed == w->task.job.n && w->task.ev)
+		w->ev_kept_after_hashing = true;
 	if (save_client_outstanding(w->lab.client) > 0)
 		return true;
 	return w->task.next < w->task.job.n && w->task.ev &&
@@ -185,7 +199,10 @@ static int64_t hashed_at(const struct world *w, size_t i)
  * item's index instead of the count), a yield after the last item, a
  * slice of k + 1 items.  23 items of 1024 links for k = 1, 2, 5, 10:
  * yields after items k-1, 2k-1, ... below 22, exactly (22, 11, 4 and 2
- * yields).  A count: no clock involved.
+ * yields).  And a slice that does not return after its yield (it goes on
+ * hashing, the yields only marking the trace): a yield that finds the
+ * task's event still active from the one before.  A count: no clock
+ * involved.
  */
 static void every_k_yields_exactly_after_every_kth_item(void **state)
 {
@@ -205,6 +222,13 @@ static void every_k_yields_exactly_after_every_kth_item(void **state)
 		g = yields_after(w.lab.trace, got, sizeof(got));
 		GRADE_EXPECT(strcmp(g, want) == 0, expected,
 			     "yields after items %s", g);
+		GRADE_EXPECT(w.yields_before_a_return == 0,
+			     "the slice returns after each yield: the next item "
+			     "is hashed by the next slice, after the loop's turn",
+			     "every = %u: %u of %u yields came while the one "
+			     "before was still pending (no return after "
+			     "t->yield?)", ks[j], w.yields_before_a_return,
+			     w.yields);
 	}
 	world_free(&w);
 }
@@ -300,8 +324,10 @@ static void never_drains_every_save_after_the_last_hash_in_waves(void **state)
 
 /* The fake clock: the task's progress decides the time.  Every item
  * hashed so far costs its fake cost, every save queued fake_save_ns, every
- * yield the time the loop spends elsewhere; nothing else moves it,
- * however often the clock is read. */
+ * yield the time the loop spends elsewhere — charged once the loop has
+ * taken its turn, i.e. when the task's event is no longer active from
+ * that yield (the next slice has begun); nothing else moves it, however
+ * often the clock is read. */
 static const struct world *fake_world;
 static const int64_t *fake_cost;
 static int64_t fake_gap_ns, fake_save_ns;
@@ -309,20 +335,26 @@ static int64_t fake_gap_ns, fake_save_ns;
 static int64_t progress_clock(void)
 {
 	int64_t now = CLOCK_NS_PER_S;
+	unsigned gaps;
 
 	if (!fake_world || !fake_world->started)
 		return now;
 	for (size_t k = 0; k < fake_world->task.hashed && k < MAX_ITEMS; k++)
 		now += fake_cost[k];
 	now += (int64_t)savelab_accepted() * fake_save_ns;
-	return now + (int64_t)fake_world->yields * fake_gap_ns;
+	gaps = fake_world->yields;
+	if (gaps > 0 && fake_world->task.ev &&
+	    event_pending(fake_world->task.ev, EV_TIMEOUT, NULL))
+		gaps--;               /* the last yield's turn is still to come */
+	return now + (int64_t)gaps * fake_gap_ns;
 }
 
 /*
  * Catches: a budget that is not reset at the start of every slice (set
- * once, or moved on by one budget: the 30 ms the loop spends elsewhere
- * per yield is then charged to the next slice, which yields after every
- * item), a budget that is ignored, and a yield counted in items.  20
+ * once, moved on by one budget, or taken right after the previous
+ * slice's yield: the 30 ms the loop spends elsewhere per yield is then
+ * charged to the next slice, which yields after every item), a budget
+ * that is ignored, and a yield counted in items.  20
  * items: 10 of 3 ms, then 10 of 7 ms (fake); budget 10 ms: slices of 4,
  * 4, 3 (3+3+7), then 2 items each: yields after items 3 7 10 12 14 16 18.
  */
@@ -374,6 +406,30 @@ static void expect_a_one_ns_budget_yields_after_every_item(void)
 	world_free(&w);
 }
 
+/* The budget is in nanoseconds: 9 ms + 1 ns is not spent after three
+ * items of 3 ms (1 ns short), only after the fourth.  10 items: yields
+ * after items 3 7; a budget rounded to whole milliseconds (or any unit
+ * coarser than 1 ns) yields after items 2 5 8. */
+static void expect_a_budget_one_ns_over_three_items_takes_four(void)
+{
+	static int64_t cost[10];
+	struct world w;
+	char got[256];
+
+	for (size_t i = 0; i < 10; i++)
+		cost[i] = 3 * MS;
+	world_start(&w, 5, 10);
+	fake_world = &w;
+	fake_cost = cost;
+	fake_gap_ns = 30 * MS;
+	clock_set_source(progress_clock);
+	run_task(&w, 10, 1024, (struct cadence){ .budget_ns = 9 * MS + 1 });
+	GRADE_EXPECT_STR(yields_after(w.lab.trace, got, sizeof(got)), "3 7");
+	clock_set_source(NULL);
+	fake_world = NULL;
+	world_free(&w);
+}
+
 /*
  * Catches: a budget compared with > instead of >= (the header: the slice
  * is over once the time spent >= budget_ns), and a budget that counts
@@ -381,7 +437,9 @@ static void expect_a_one_ns_budget_yields_after_every_item(void)
  * each 4 ms of hashing and 1 ms to queue its save (fake), budget 10 ms:
  * each slice reaches the budget exactly after its second item, so the
  * yields fall after items 1 3 5 7; with > (or hashing time only) a whole
- * item later, after items 2 5.
+ * item later, after items 2 5.  Then a budget of 9 ms + 1 ns with items
+ * of 3 ms, which a budget compared in whole milliseconds gets wrong, and
+ * the smallest budget, 1 ns.
  */
 static void budget_is_spent_exactly_at_the_boundary(void **state)
 {
@@ -412,6 +470,7 @@ static void budget_is_spent_exactly_at_the_boundary(void **state)
 	fake_world = NULL;
 	fake_save_ns = 0;
 	world_free(&w);
+	expect_a_budget_one_ns_over_three_items_takes_four();
 	expect_a_one_ns_budget_yields_after_every_item();
 }
 
@@ -483,9 +542,13 @@ static void expect_start_refuses_bad_jobs(struct world *w)
  * Catches: done reported when the hashing ends (the last saves still on
  * their way, so a failure would go unreported), done called more than
  * once, and saves lost, repeated or stored with a wrong digest.  20
- * items, every 5, a 30 ms server.  An event only deleted, never freed
- * (the libevent block counter sees it once the world is freed).  And a
- * cad_start edited to accept a job of 0 items or a negative budget.
+ * items, every 5, a 30 ms server.  An event kept after the last hash
+ * (freed only with the last answer): the grader's 1 ms referee timer
+ * sees t->ev still set between the last slice and the last answer, which
+ * comes 30 ms at the earliest after the last save is written.  An event
+ * only deleted, never freed (the libevent block counter sees it once the
+ * world is freed).  And a cad_start edited to accept a job of 0 items or
+ * a negative budget.
  */
 static void every_save_is_acknowledged_before_done(void **state)
 {
@@ -503,8 +566,11 @@ static void every_save_is_acknowledged_before_done(void **state)
 		     "when done is called, all 20 saves have their answer",
 		     "%zu answered (stored), %zu still on their way",
 		     w.acked_at_done, w.outstanding_at_done);
-	GRADE_EXPECT(w.task.ev == NULL, "t->ev == NULL once the hashing is over",
-		     "it is still set");
+	GRADE_EXPECT(w.task.ev == NULL && !w.ev_kept_after_hashing,
+		     "t->ev == NULL once the hashing is over (the event freed "
+		     "at the end of the last slice, saves still on their way)",
+		     "%s", w.task.ev ? "it is still set" : "it was still set "
+		     "after the last slice, while saves were on their way");
 	savelab_expect_digests(&w.lab, 20, 4096);
 	left = per_save * (long)savelab_accepted();
 	world_free(&w);
@@ -564,7 +630,8 @@ static void done_comes_once_when_the_last_save_fails(void **state)
 /*
  * Catches: done only ever reported from a save's answer.  Never yielding,
  * with every save refused at once by save_client_save: no answer will
- * ever come, so the end of the one slice must report done itself.
+ * ever come, so the end of the one slice must report done itself.  And a
+ * refused save tried again: save_client_save refuses 6 calls, no more.
  */
 static void done_comes_once_when_every_save_is_refused_at_once(void **state)
 {
@@ -577,24 +644,36 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
 	savelab_refuse_every_save();
 	run_task(&w, 6, 1024, (struct cadence){ .every = 0 });
 	expect_done_with(&w, 6, 0, 6, "every save refused by save_client_save");
+	GRADE_EXPECT(savelab_refused() == 6,
+		     "each of the 6 saves tried once: nothing is sent again",
+		     "save_client_save was refused %zu times", savelab_refused());
 	world_free(&w);
 }
 
 /*
  * Catches: a failed hash that ends the task (done never comes), that is
  * saved anyway, or not counted.  Item 4 of 9 fails to hash, every 2: the
- * task goes on; 8 stored, 1 failed, no save of id 4.
+ * task goes on; 8 stored, 1 failed, no save of id 4.  The failed item
+ * still counts in its slice (items are counted from 1, each one): yields
+ * after items 1 3 5 7, not 1 3 6.
  */
 static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 {
 	struct saveproc_stats st;
 	struct world w;
+	char got[256];
+	const char *g;
 
 	(void)state;
 	world_start(&w, 10, 10);
 	savelab_fail_hash(4);
 	run_task_unchecked(&w, 9, 1024, (struct cadence){ .every = 2 });
 	expect_done_with(&w, 9, 8, 1, "the hash of item 4 failed");
+	g = yields_after(w.lab.trace, got, sizeof(got));
+	GRADE_EXPECT(strcmp(g, "1 3 5 7") == 0,
+		     "every = 2, item 4 of 9 fails: it counts in its slice all "
+		     "the same, yields after items 1 3 5 7",
+		     "yields after items %s", g);
 	savelab_stats(&w.lab, &st);
 	savelab_read_log(&w.lab);
 	GRADE_EXPECT(st.received == 8 && !record_of(&w, 4),
@@ -716,12 +795,14 @@ static void expect_tally(const struct tally *y, size_t n, unsigned yields,
  * slice, a static "hashing over" flag or answer counter): two tasks on
  * one loop at once — 8 items every 3 and 5 items every 2, to two servers
  * on the same base — each must yield on its own count (2 yields each)
- * and get one done with its own counts.
+ * and get one done with its own counts.  Then the first task's struct,
+ * finished and not cleared, starts a task of 4 items every 3: a
+ * cad_start that keeps the last run's counts never reaches 4 answers.
  */
 static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 {
 	struct saveproc_options so = SAVEPROC_DEFAULTS;
-	struct tally ya = { 0 }, yb = { 0 };
+	struct tally ya = { 0 }, yb = { 0 }, yc = { 0 };
 	struct saveproc second;
 	struct pair p;
 	struct world w;
@@ -747,6 +828,16 @@ static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 	savelab_run(&w.lab, pair_busy, &p, 5000);
 	expect_tally(&ya, 8, 2, "the first of two tasks at once (every 3)");
 	expect_tally(&yb, 5, 2, "the second of two tasks at once (every 2)");
+	GRADE_EXPECT(cad_start(&p.a, w.lab.base, &(struct cad_job){
+			.client = p.c1, .hasher = w.lab.hasher, .n = 4,
+			.links = 1024, .cadence = { .every = 3 },
+			.done = tally_done, .arg = &yc }) == 0,
+		     "a task starts again in a finished task's struct",
+		     "cad_start() failed");
+	p.a.yield = tally_yield;
+	savelab_run(&w.lab, pair_busy, &p, 5000);
+	expect_tally(&yc, 4, 1, "a task started again in the first one's "
+		     "struct (every 3)");
 	save_client_free(p.c2);
 	saveproc_stop(&second);
 	world_free(&w);
@@ -755,7 +846,7 @@ static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 static const struct grade_test tests[] = {
 	GRADE_TEST(every_k_yields_exactly_after_every_kth_item, 12, 5000,
 		   "count the items of the current slice (t->in_slice); yield "
-		   "when it reaches k and items remain"),
+		   "when it reaches k and items remain, then return"),
 	GRADE_TEST(never_does_not_yield_at_all, 8, 5000,
 		   "every = 0 means never: make that case explicit"),
 	GRADE_TEST(never_drains_every_save_after_the_last_hash_in_waves, 10,
@@ -783,7 +874,7 @@ static const struct grade_test tests[] = {
 		   "answered"),
 	GRADE_TEST(a_failed_hash_counts_as_failed_and_the_task_goes_on, 6, 5000,
 		   "when cad_hash fails, count it in t->failed, skip its save, "
-		   "and go on with the next item"),
+		   "and go on with the next item (it still counts in its slice)"),
 	GRADE_TEST(the_task_ends_when_the_server_goes_away, 5, 8000,
 		   "every save ends in saved_cb, stored or failed: count both"),
 	GRADE_TEST(two_tasks_on_one_loop_keep_their_own_counts, 5, 5000,

@@ -196,17 +196,22 @@ static long items_late(const struct world *w, size_t i, size_t n)
  */
 #define AFTER_MAX 9
 #define LATE_MAX 6
-static void saves_reach_the_server_while_the_hashing_goes_on(void **state)
+/* What one overlapped run of N_ITEMS calibrated items measured. */
+struct overlap_run {
+	size_t after;        /* saves that arrived after the last hash */
+	size_t on_time;      /* of saves 0-15, those at most LATE_MAX late */
+	long worst;          /* the latest of saves 0-15, in items */
+};
+
+static struct overlap_run measure_overlap(void)
 {
+	struct overlap_run m = { 0, 0, 0 };
 	struct world w;
 	int64_t last_hash;
-	size_t after = 0, on_time = 0;
-	long worst = 0;
 
-	(void)state;
 	world_start(&w);
-	/* Items of 4 ms on any CPU: the bounds below count items, and a
-	 * hiccup of the loaded machine lasts milliseconds, not items. */
+	/* Items of 4 ms on any CPU: the bounds count items, and a hiccup of
+	 * the loaded machine lasts milliseconds, not items. */
 	w.links = hashwork_calibrate(w.lab.hasher, 4 * CLOCK_NS_PER_MS, NULL);
 	GRADE_EXPECT(w.links > 0, "the grader calibrates its items",
 		     "libcrypto failed");
@@ -216,27 +221,44 @@ static void saves_reach_the_server_while_the_hashing_goes_on(void **state)
 	expect_every_id(&w, N_ITEMS);
 	last_hash = hashed_at(&w, N_ITEMS - 1);
 	for (size_t k = 0; k < w.lab.n_recs; k++)
-		after += w.lab.recs[k].received_ns > last_hash;
+		m.after += w.lab.recs[k].received_ns > last_hash;
 	for (size_t i = 0; i < 16; i++) {
 		long late = items_late(&w, i, N_ITEMS);
 
-		on_time += late <= LATE_MAX;
-		worst = late > worst ? late : worst;
+		m.on_time += late <= LATE_MAX;
+		m.worst = late > m.worst ? late : m.worst;
 	}
 	print_message("measured: %zu of %d saves after the last hash; saves "
-		      "0-15 up to %ld items late\n", after, N_ITEMS, worst);
-	GRADE_EXPECT(after <= AFTER_MAX,
+		      "0-15 up to %ld items late\n", m.after, N_ITEMS, m.worst);
+	world_free(&w);
+	return m;
+}
+
+/* A run over either bound is run once more: under two busy loops on two
+ * cores the save server (a process of its own) was descheduled long
+ * enough for 1 run in 8 to miss a bound; the mistakes this test catches
+ * (saves held back, no turn between items) miss it every time. */
+static void saves_reach_the_server_while_the_hashing_goes_on(void **state)
+{
+	struct overlap_run m;
+
+	(void)state;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		m = measure_overlap();
+		if (m.after <= AFTER_MAX && m.on_time >= 12)
+			break;
+	}
+	GRADE_EXPECT(m.after <= AFTER_MAX,
 		     "at most 9 of the 20 saves reach the server after the last "
 		     "hash (about 3 do when each save leaves during the next "
 		     "hashes)",
 		     "%zu did: saves were held back, or the loop stopped turning "
-		     "between items", after);
-	GRADE_EXPECT(on_time >= 12,
+		     "between items", m.after);
+	GRADE_EXPECT(m.on_time >= 12,
 		     "at least 12 of saves 0-15 reach the server at most 6 items "
 		     "after their own hash (about 2 is usual)",
 		     "%zu of 16 did, the latest %ld items late: saves were queued "
-		     "late or in chunks", on_time, worst);
-	world_free(&w);
+		     "late or in chunks", m.on_time, m.worst);
 }
 
 /* The trace the contract asks for: "h0 s0 | h1 s1 | ... h<n-1> s<n-1>". */
@@ -663,7 +685,7 @@ static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 }
 
 static const struct grade_test tests[] = {
-	GRADE_TEST(saves_reach_the_server_while_the_hashing_goes_on, 13, 5000,
+	GRADE_TEST(saves_reach_the_server_while_the_hashing_goes_on, 13, 8000,
 		   "start each save right after its hash, then yield: the "
 		   "request leaves at the loop's next poll"),
 	GRADE_TEST(each_item_is_hashed_saved_and_yielded_in_its_own_callback,

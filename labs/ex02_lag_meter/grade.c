@@ -144,7 +144,8 @@ static void percentiles_use_the_nearest_rank(void **state)
  * in the plain build): 1,000 beats are fed while no allocation can
  * succeed.  Each whose sample could not be stored must say so (-1) and
  * leave the count alone, so refused + kept is 1,000 whatever the meter
- * allocated beforehand; with memory back, the meter records again. */
+ * allocated beforehand; with memory back, the meter records again, against
+ * the schedule (a lost sample must not keep its slot due). */
 static void expect_a_lost_sample_to_say_so(struct event_base *base)
 {
 	const int64_t start = 5 * CLOCK_NS_PER_S;
@@ -168,6 +169,12 @@ static void expect_a_lost_sample_to_say_so(struct event_base *base)
 	feed_beat(m, start + 1001 * MS);
 	GRADE_EXPECT_INT(lagm_count(m), kept + 1,
 			 "samples once memory is back (one more beat)");
+	/* Every beat was on its slot, the lost ones too: the schedule moved
+	 * past each, so beat 1,001 is on time. */
+	GRADE_EXPECT_INT(lagm_sample_ns(m, kept), 0,
+			 "the sample of the beat on slot 1,001 after 1,000 "
+			 "beats on their slots, some lost (out of memory): "
+			 "a lost sample still moves the schedule on, in ns");
 	lagm_free(m);
 }
 
@@ -365,6 +372,50 @@ static void idle_beats_are_precise_and_one_per_slot(void **state)
 
 /* ---- tests: the bookkeeping, with a fake clock --------------------------- */
 
+static int last_event_cb(const struct event_base *base,
+			 const struct event *ev, void *arg)
+{
+	(void)base;
+	*(const struct event **)arg = ev;
+	return 0;
+}
+
+/* The fake clock is on, so the meter's wait is exactly the period: its
+ * deadline is the base's real time at the start + 2.7 s.  The window
+ * around it (50 ms) is only for the base's own wall-clock offset. */
+static void expect_a_long_period_armed_in_whole_seconds(void)
+{
+	const int64_t period = 2700 * MS;
+	struct event_base *base = precise_base();
+	const struct event *timer = NULL;
+	struct timeval before, after, due;
+	struct lagm *m;
+	int64_t due_ns, lo_ns, hi_ns;
+
+	evutil_gettimeofday(&before, NULL);
+	m = started_meter(base, period);
+	evutil_gettimeofday(&after, NULL);
+	event_base_foreach_event(base, last_event_cb, &timer);
+	GRADE_EXPECT(timer && event_pending(timer, EV_TIMEOUT, &due),
+		     "after lagm_start() the meter's timer is pending",
+		     "no pending timer on the base");
+	due_ns = due.tv_sec * CLOCK_NS_PER_S + due.tv_usec * CLOCK_NS_PER_US;
+	lo_ns = before.tv_sec * CLOCK_NS_PER_S +
+		before.tv_usec * CLOCK_NS_PER_US + period - 50 * MS;
+	hi_ns = after.tv_sec * CLOCK_NS_PER_S +
+		after.tv_usec * CLOCK_NS_PER_US + period + 50 * MS;
+	GRADE_EXPECT(due.tv_usec >= 0 && due.tv_usec < 1000000 &&
+		     due_ns >= lo_ns && due_ns <= hi_ns,
+		     "a 2.7 s period: the timer is due 2.7 s after the start, "
+		     "as a valid timeval (tv_usec under 1,000,000)",
+		     "due %.3f s after the start, tv_usec %ld -- put whole "
+		     "seconds in tv_sec: libevent cannot wait for this timeval",
+		     (double)(due_ns - (lo_ns - period + 50 * MS)) / 1e9,
+		     (long)due.tv_usec);
+	lagm_free(m);
+	event_base_free(base);
+}
+
 /*
  * Catches: a schedule that moves with the beats (the next beat due one
  * period after this one fired) instead of staying at start + k * period,
@@ -374,12 +425,21 @@ static void idle_beats_are_precise_and_one_per_slot(void **state)
  * which schedule a meter keeps.
  * Fake clock, period 10 ms, started at S.  Beats at S + 11, 22, 33, 44 ms
  * (each 1 ms later than the last: the timer drifts), then a stall until
- * S + 97, then S + 100 and S + 112.  On the fixed schedule: 1 2 3 4 47 0 2
- * ms (a drifting schedule reads 1 1 1 1 ...).
+ * S + 97, then S + 100 and S + 112, then S + 140 (exactly two periods
+ * after its slot, 120: the next slot later than now is 150, not 140) and
+ * S + 151.  On the fixed schedule: 1 2 3 4 47 0 2 20 1 ms (a drifting
+ * schedule reads 1 1 1 1 ...; skipping ceil(late / period) slots leaves
+ * the slot due at 140 and reads 11 last).
+ * Also catches: a wait of a second or more not normalised into tv_sec
+ * (all of it in tv_usec): libevent keeps the timeval as given, the
+ * timerfd refuses it (EINVAL) and the loop never wakes.  A meter with a
+ * 2.7 s period is started and its timer read back with event_pending(),
+ * without waiting for it.
  */
 static void beats_stay_on_the_fixed_schedule(void **state)
 {
-	static const int64_t at_ms_list[] = { 11, 22, 33, 44, 97, 100, 112 };
+	static const int64_t at_ms_list[] = { 11, 22, 33, 44, 97, 100, 112,
+					      140, 151 };
 	const int64_t start = 5 * CLOCK_NS_PER_S;
 	struct event_base *base = precise_base();
 	struct lagm *m;
@@ -390,16 +450,61 @@ static void beats_stay_on_the_fixed_schedule(void **state)
 	m = started_meter(base, 10 * MS);
 	for (size_t i = 0; i < sizeof(at_ms_list) / sizeof(at_ms_list[0]); i++)
 		feed_beat(m, start + at_ms_list[i] * MS);
-	GRADE_EXPECT_STR(samples_ms(m, buf, sizeof(buf)), "1 2 3 4 47 0 2");
+	GRADE_EXPECT_STR(samples_ms(m, buf, sizeof(buf)), "1 2 3 4 47 0 2 20 1");
 	lagm_free(m);
 	event_base_free(base);
+	expect_a_long_period_armed_in_whole_seconds();
 }
 
 /* ---- tests: stopping and freeing ----------------------------------------- */
 
+static void stop_meter_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	lagm_stop(arg);
+}
+
+/*
+ * A stop from a callback of the same loop pass as a beat that is already
+ * due (active): set-up as in the same-pass test, deterministic: a callback
+ * due at 8 ms stops the meter, beat 1 is due at 10 ms, a loopbreak at
+ * 11 ms; the test spins past all three before the loop first polls, so
+ * they become active in one pass, in deadline order.  The beat must not
+ * run: event_del() takes an active event off the active queue, while
+ * event_remove_timer() (or a flag) lets it run, record and re-arm.
+ */
+static void expect_a_stop_to_cancel_a_beat_already_due(void)
+{
+	struct event_base *base = precise_base();
+	struct lagm *m = lagm_new(base, 10 * MS);
+	int left;
+
+	GRADE_EXPECT(m, "lagm_new() returns a meter", "it returned NULL");
+	at_ms(base, 8, stop_meter_cb, m);
+	GRADE_EXPECT(lagm_start(m) == 0, "lagm_start() returns 0",
+		     "it returned -1");
+	at_ms(base, 11, break_cb, base);
+	clock_spin_ns(13 * MS);
+	event_base_dispatch(base);
+	left = event_base_get_num_events(base, EVENT_BASE_COUNT_ADDED |
+					 EVENT_BASE_COUNT_ACTIVE);
+	GRADE_EXPECT(lagm_count(m) == 0 && left == 0,
+		     "lagm_stop() from a callback of the same loop pass as a "
+		     "beat already due (active): the beat never runs, no "
+		     "sample, nothing left added or active",
+		     "%zu sample(s), %d event(s) left -- the fired beat stayed "
+		     "active (event_remove_timer() or a flag; event_del() "
+		     "removes it)", lagm_count(m), left);
+	lagm_free(m);
+	event_base_free(base);
+}
+
 /* Catches: a stop that leaves the timer pending (or only sets a flag the
  * next beat reads): the loop keeps waiting for the meter, and one more
- * sample arrives after the stop.  Counts, not times. */
+ * sample arrives after the stop; and a stop that removes the timeout but
+ * leaves a beat that already fired in the active queue.  Counts, not
+ * times. */
 static void stop_disarms_the_timer_so_the_loop_can_end(void **state)
 {
 	struct event_base *base = precise_base();
@@ -425,6 +530,7 @@ static void stop_disarms_the_timer_so_the_loop_can_end(void **state)
 		     before, lagm_count(m));
 	lagm_free(m);
 	event_base_free(base);
+	expect_a_stop_to_cancel_a_beat_already_due();
 }
 
 /* Starts, beats 300 times (the samples array grows), frees while armed. */
@@ -573,8 +679,9 @@ static void get_stats_leaves_the_samples_in_order(void **state)
 
 /* Catches: an early beat that records a negative lateness, or that moves
  * the schedule on by a period (the next beat is then measured against the
- * wrong slot).  Fake clock, period 10 ms: beats at S + 5 (before slot 1),
- * S + 12 and S + 25.  Expected 0, 2 and 5 ms. */
+ * wrong slot), and a lateness held in an int (a beat over 2^31 ns late).
+ * Fake clock, period 10 ms: beats at S + 5 (before slot 1), S + 12 and
+ * S + 25.  Expected 0, 2 and 5 ms. */
 static void an_early_beat_records_zero(void **state)
 {
 	const int64_t start = 7 * CLOCK_NS_PER_S;
@@ -593,6 +700,12 @@ static void an_early_beat_records_zero(void **state)
 	feed_beat(m, start + 30 * MS + 1);
 	GRADE_EXPECT_INT(lagm_sample_ns(m, 3), 1,
 			 "the sample of a beat 1 ns after its slot, in ns");
+	/* Slot 4 is due at start + 40 ms: a beat 3 s + 7 ns after it (more
+	 * than 2^31 ns: an int would wrap) is that late, to the ns. */
+	feed_beat(m, start + 40 * MS + 3 * CLOCK_NS_PER_S + 7);
+	GRADE_EXPECT_INT(lagm_sample_ns(m, 4), 3 * CLOCK_NS_PER_S + 7,
+			 "the sample of a beat 3 s + 7 ns after its slot, in ns "
+			 "(int64_t all the way)");
 	lagm_free(m);
 	event_base_free(base);
 }

@@ -178,6 +178,49 @@ static void expect_a_lost_sample_to_say_so(struct event_base *base)
 	lagm_free(m);
 }
 
+static void memory_back_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	libcfault_allocs_fail_after(-1);
+}
+
+/* The same on a running loop: a 1 ms meter starts with no memory to store
+ * a sample (its first beat's is lost); a callback at 20 ms gives memory
+ * back, a loopbreak at 60 ms ends the run.  Deterministic under any load:
+ * beat 1 is due (1 ms) before memory is back, and a beat is due (by
+ * 21 ms) before the loopbreak, and the loop runs due callbacks in deadline
+ * order.  Catches a timer callback that stops re-arming when a sample is
+ * lost: the meter is dead for good.  The grader's own allocations
+ * (event_base_once) are made before memory runs out. */
+static void expect_a_running_meter_to_survive_a_lost_sample(void)
+{
+	struct event_base *base;
+	struct lagm *m;
+
+	if (!libcfault_available())
+		return;
+	base = precise_base();
+	m = lagm_new(base, MS);
+	GRADE_EXPECT(m, "lagm_new() returns a meter", "it returned NULL");
+	at_ms(base, 20, memory_back_cb, NULL);
+	at_ms(base, 60, break_cb, base);
+	GRADE_EXPECT(lagm_start(m) == 0, "lagm_start() returns 0",
+		     "it returned -1");
+	libcfault_allocs_fail_after(0);
+	event_base_dispatch(base);
+	libcfault_allocs_fail_after(-1);
+	lagm_stop(m);
+	GRADE_EXPECT(lagm_count(m) >= 1,
+		     "a 1 ms meter on a loop, out of memory for its first "
+		     "20 ms then not: samples after memory is back",
+		     "%zu sample(s) -- the timer callback must re-arm even "
+		     "when lagm_on_beat() returns -1", lagm_count(m));
+	lagm_free(m);
+	event_base_free(base);
+}
+
 /* Catches: statistics that read a sample when there is none (a maximum
  * scanned from late_ns[0], a percentile of nothing), and p50/p99/max that
  * do not summarise the recorded beats.  Beats are fed with a fake clock:
@@ -217,6 +260,7 @@ static void stats_of_no_beats_of_one_beat_and_of_a_hundred(void **state)
 	lagm_free(m);
 	expect_a_lost_sample_to_say_so(base);
 	event_base_free(base);
+	expect_a_running_meter_to_survive_a_lost_sample();
 }
 
 /* ---- tests: the meter on a real loop ------------------------------------- */
@@ -710,8 +754,57 @@ static void an_early_beat_records_zero(void **state)
 	event_base_free(base);
 }
 
+/*
+ * A start late in a loop pass: a callback holds the loop 30 ms, then
+ * starts a 20 ms meter and asks for a loopbreak 10 ms later (after
+ * refreshing the loop's time).  Beat 1 is due 20 ms after the start, so
+ * no beat may come before the loopbreak; a start that arms from the loop's
+ * cached time (30 ms old) sets a deadline already past, and the beat fires
+ * at once, early.  Deterministic under any load: if the process is frozen
+ * past both deadlines, they become active in the same pass in deadline
+ * order, the loopbreak first, and the loop ends before the beat runs.
+ */
+struct late_start {
+	struct event_base *base;
+	struct lagm *m;
+	int rc;
+};
+
+static void start_after_a_stall_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct late_start *ls = arg;
+
+	(void)fd;
+	(void)what;
+	clock_spin_ns(30 * MS);
+	ls->rc = lagm_start(ls->m);
+	event_base_update_cache_time(ls->base);
+	at_ms(ls->base, 10, break_cb, ls->base);
+}
+
+static void expect_a_late_start_to_wait_its_period(void)
+{
+	struct late_start ls = { precise_base(), NULL, -1 };
+
+	ls.m = lagm_new(ls.base, 20 * MS);
+	GRADE_EXPECT(ls.m, "lagm_new() returns a meter", "it returned NULL");
+	at_ms(ls.base, 1, start_after_a_stall_cb, &ls);
+	event_base_dispatch(ls.base);
+	GRADE_EXPECT(ls.rc == 0, "lagm_start() returns 0", "it returned -1");
+	GRADE_EXPECT(lagm_count(ls.m) == 0,
+		     "lagm_start() run after a 30 ms callback of the same pass "
+		     "(period 20 ms): no beat in the 10 ms after the start",
+		     "%zu beat(s) -- beat 1 fired before its slot: the timer "
+		     "counted from the loop's stale cached time "
+		     "(event_base_update_cache_time() before event_add())",
+		     lagm_count(ls.m));
+	lagm_free(ls.m);
+	event_base_free(ls.base);
+}
+
 /* Catches: lagm_start() that clears the samples, and one that keeps the
- * old schedule instead of anchoring a new one at its own time.  Fake
+ * old schedule instead of anchoring a new one at its own time, or that
+ * arms beat 1 from the loop's stale cached time.  Fake
  * clock, period 10 ms: start at S, a beat at S + 12; stop; start again at
  * S + 100, a beat at S + 113.  Expected 2 and 3 ms. */
 static void stop_and_start_keep_the_samples(void **state)
@@ -722,6 +815,7 @@ static void stop_and_start_keep_the_samples(void **state)
 	char buf[256];
 
 	(void)state;
+	expect_a_late_start_to_wait_its_period();   /* on the real clock */
 	clock_use_fake(start);
 	m = started_meter(base, 10 * MS);
 	feed_beat(m, start + 12 * MS);

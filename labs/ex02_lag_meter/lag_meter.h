@@ -83,6 +83,11 @@ void lagm_free(struct lagm *m);
 /*
  * Starts the schedule at clock_now_ns(): beat k (k = 1, 2, ...) is due at
  * start + k * period.  Arms the timer for beat 1.  @return 0, or -1.
+ *
+ * Promise: beat 1 never fires before start + period, wherever lagm_start()
+ *   runs: called late in a loop pass (after a long callback), the wait
+ *   counts from clock_now_ns(), not from the loop's cached time.
+ *   [tests: stop_and_start_keep_the_samples]
  */
 int lagm_start(struct lagm *m);
 

@@ -16,6 +16,7 @@
 #include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -502,7 +503,31 @@ static int injected_yield(struct rr_task *task)
 	return rr_yield(task);
 }
 
-/* Catches: a yield after the last step too, a yield in RR_NO_YIELD mode,
+/* A 200-step RR_NO_YIELD task: all its steps in one callback, no yield
+ * (a "safety cap" that yields every n steps shows here). */
+static void expect_no_yield_in_a_long_no_yield_task(struct world *w)
+{
+	struct rr_task task;
+	int steps = 0;
+
+	injected = (struct counting_yield){ .fail_at = 1000 };
+	GRADE_EXPECT(rr_task_start(&task, w->base, count_step, NULL, &steps,
+				   RR_NO_YIELD) == 0,
+		     "rr_task_start() returns 0", "it returned -1");
+	task.yield = injected_yield;
+	event_base_loop(w->base, EVLOOP_ONCE);
+	GRADE_EXPECT(steps == 200 && injected.calls == 0,
+		     "a 200-step RR_NO_YIELD task: all 200 steps in one loop "
+		     "pass, task->yield never called",
+		     "%d step(s) after one pass, %d yield(s) -- in "
+		     "RR_NO_YIELD mode run every step in one callback, with no "
+		     "cap", steps, injected.calls);
+	event_base_dispatch(w->base);
+	injected.calls = 0;
+}
+
+/* Catches: a yield after the last step too, a yield in RR_NO_YIELD mode
+ * (also one every n steps of a long task),
  * and rr_yield() called by name instead of task->yield (the program swaps
  * in other mechanisms through task->yield). */
 static void the_task_yields_once_between_steps(void **state)
@@ -524,6 +549,7 @@ static void the_task_yields_once_between_steps(void **state)
 	tasks[0].yield = injected_yield;
 	event_base_dispatch(w.base);
 	without_yield = injected.calls;
+	expect_no_yield_in_a_long_no_yield_task(&w);
 	GRADE_EXPECT(with_yield == 3 && without_yield == 0,
 		     "task->yield called 3 times for 4 steps in RR_YIELD mode, "
 		     "0 times in RR_NO_YIELD mode",
@@ -741,9 +767,50 @@ static bool scribbled(const struct rr_task *task)
 	return true;
 }
 
+/* A done that frees the page holding *task for real: any access to *task
+ * after it, a read too, faults (SIGSEGV). */
+static void unmap_done(struct rr_task *task, void *arg)
+{
+	((struct scribbler *)arg)->dones++;
+	GRADE_EXPECT(mprotect(task, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE)
+		     == 0, "mprotect() works (grader setup)", "it failed");
+}
+
+/* A task in each mode whose done takes its memory away: a task that
+ * reads *task after done (task->mode in the loop's condition, say) gets
+ * SIGSEGV, and the test fails with a crash, whatever value it would read. */
+static void expect_no_read_of_the_task_after_done(void)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	const enum rr_mode modes[] = { RR_YIELD, RR_NO_YIELD };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct rr_task *task = mmap(NULL, page, PROT_READ | PROT_WRITE,
+					    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		struct scribbler sc = { 0 };
+		struct world w;
+
+		GRADE_EXPECT(task != MAP_FAILED, "a page (grader setup)",
+			     "mmap() failed");
+		world_init(&w);
+		GRADE_EXPECT(rr_task_start(task, w.base, count_step, unmap_done,
+					   &sc, modes[i]) == 0,
+			     "rr_task_start() returns 0", "it returned -1");
+		event_base_dispatch(w.base);
+		GRADE_EXPECT(sc.dones == 1 && sc.steps == 200,
+			     "a 200-step task whose done frees *task: 200 steps, "
+			     "done once", "%d step(s), %d done call(s)",
+			     sc.steps, sc.dones);
+		munmap(task, page);
+		world_free(&w);
+	}
+}
+
 /* Catches: a task that reads or writes *task after done (task->ev =
  * NULL after it, task->steps++ after it, a yield_failed flag set after
- * it).  A read of the scribbled pointer crashes; a write shows. */
+ * it, task->mode read in the loop's condition after it).  A read of the
+ * scribbled pointer crashes; a write shows; then *task's memory is taken
+ * away for real, so any access crashes. */
 static void done_may_free_the_task_memory(void **state)
 {
 	struct rr_task *task = malloc(sizeof(*task));
@@ -764,10 +831,37 @@ static void done_may_free_the_task_memory(void **state)
 		     "be the very last thing the task does");
 	free(task);
 	world_free(&w);
+	expect_no_read_of_the_task_after_done();
+}
+
+/* next = 5, count = 4: the promise holds on any input: "x5" recorded,
+ * next = 6, and false (6 is not below 4).  A test of next != count
+ * instead of next < count says true and never ends. */
+static void expect_a_chatty_step_past_its_count(void)
+{
+	struct trace *trace = trace_new();
+	struct chatty c = { .name = "x", .count = 4, .next = 5,
+			    .trace = trace };
+	struct rr_task task = { 0 };
+	bool more;
+	char *got;
+
+	GRADE_EXPECT(trace, "a trace (grader setup)", "trace_new() failed");
+	more = chatty_step(&task, &c);
+	got = trace_join(trace, " ");
+	GRADE_EXPECT(got && strcmp(got, "x5") == 0 && !more && c.next == 6,
+		     "one call with next = 5, count = 4: \"x5\", false, "
+		     "next = 6 (record c->next, move it on, return next < "
+		     "count)", "\"%s\", %s, next = %d", got ? got : "(null)",
+		     more ? "true" : "false", c.next);
+	free(got);
+	trace_free(trace);
 }
 
 /* Catches: chatty_step numbering its steps from 0 or from task->steps
- * instead of c->next.  Called directly, without a loop. */
+ * instead of c->next, and one that returns next != count (a next past
+ * count never ends) or skips a next past count.  Called directly,
+ * without a loop. */
 static void chatty_step_counts_from_c_next(void **state)
 {
 	struct trace *trace = trace_new();
@@ -790,6 +884,7 @@ static void chatty_step_counts_from_c_next(void **state)
 		     c.next);
 	free(got);
 	trace_free(trace);
+	expect_a_chatty_step_past_its_count();
 }
 
 /* Catches: a task that keeps its event alive or re-arms after the last

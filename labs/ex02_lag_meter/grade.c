@@ -1009,6 +1009,29 @@ static void expect_bad_meters_refused(struct event_base *base)
 		     "cannot be made (out of memory)", "it returned a meter");
 }
 
+/* lagm_base_new() out of memory at each of its libevent allocations in
+ * turn (evalloc), until it succeeds: a NULL return leaves nothing either
+ * (the event_config freed on that path too). */
+static void expect_no_leak_when_the_base_cannot_be_made(void)
+{
+	long before = evalloc_live();
+	struct event_base *base = NULL;
+	int n;
+
+	for (n = 0; n < 100 && !base; n++) {
+		evalloc_fail_after(n);
+		base = lagm_base_new();
+		evalloc_fail_after(-1);
+	}
+	GRADE_EXPECT(base, "lagm_base_new() returns a base once it has "
+		     "memory enough", "it returned NULL every time");
+	event_base_free(base);
+	GRADE_EXPECT_INT(evalloc_live() - before, 0,
+			 "libevent blocks left after lagm_base_new() failed "
+			 "(out of memory) at each allocation in turn "
+			 "(event_config_free() the config on failure too)");
+}
+
 /*
  * Catches: lagm_free(NULL) that reads the meter (a crash), and a timer
  * event that is deleted but never freed (event_del in lagm_free), on any
@@ -1052,6 +1075,7 @@ static void no_libevent_object_outlives_its_meter(void **state)
 	GRADE_EXPECT_INT(evalloc_live() - before, 0,
 			 "libevent blocks left by lagm_base_new() once its base "
 			 "is freed (event_config_free() the config)");
+	expect_no_leak_when_the_base_cannot_be_made();
 }
 
 static const struct grade_test tests[] = {

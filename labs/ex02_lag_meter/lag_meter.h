@@ -53,7 +53,8 @@ struct lagm_stats {
  *   small fraction of a millisecond: no coarse clock anywhere.
  *   [tests: idle_beats_are_precise_and_one_per_slot]
  * Promise: once the base is freed, nothing of its making is left (the
- *   event_config too).
+ *   event_config too); when it returns NULL (out of memory), nothing is
+ *   left either.
  *   [tests: no_libevent_object_outlives_its_meter]
  */
 struct event_base *lagm_base_new(void);

@@ -744,24 +744,33 @@ static int max_overlap(const struct ctx *c)
  * all 4, one after another).  4 jobs that each sleep 50 ms, submitted
  * back to back to 4 idle workers: at least 3 must run at once.  Sleeping
  * jobs overlap however loaded the machine is; 3, not 4, leaves one worker
- * free to be woken more than 50 ms late. */
+ * free to be woken more than 50 ms late.  The burst mistake shows only
+ * when the next job is pushed before the woken worker takes the first;
+ * under load the worker sometimes wins (seen once in a CI run), so the
+ * round is run 5 times, and every round must reach 3. */
+#define PARALLEL_ROUNDS 5
 static void pool_runs_jobs_in_parallel_on_its_workers(void **state)
 {
-	struct ctx c = { 0 };
-	bool finished = run_on_loop_thread(parallel_scenario, &c, 5000);
-	int overlap;
+	int worst = 4;
 
 	(void)state;
-	expect_finished(finished, &c);
-	expect_each_done_once(&c);
-	overlap = max_overlap(&c);
-	GRADE_EXPECT(overlap >= 3,
+	for (int round = 0; round < PARALLEL_ROUNDS && worst >= 3; round++) {
+		struct ctx c = { 0 };
+		bool finished = run_on_loop_thread(parallel_scenario, &c, 5000);
+		int overlap;
+
+		expect_finished(finished, &c);
+		expect_each_done_once(&c);
+		overlap = max_overlap(&c);
+		worst = overlap < worst ? overlap : worst;
+		ctx_release(&c);
+	}
+	GRADE_EXPECT(worst >= 3,
 		     "jobs running at the same time on a pool of 4 idle workers "
-		     "(at least 3 of 4)",
-		     "at most %d at once (4 jobs of 50 ms)%s", overlap,
-		     overlap == 1 ? ": does offload_submit wake a worker for "
+		     "(at least 3 of 4, in each of 5 rounds)",
+		     "at most %d at once in a round (4 jobs of 50 ms)%s", worst,
+		     worst == 1 ? ": does offload_submit wake a worker for "
 		     "every job (pthread_cond_signal after each push)?" : "");
-	ctx_release(&c);
 }
 
 /* ---- tests: waking, sleeping, ordering ------------------------------------ */

@@ -346,6 +346,31 @@ static void cancel_ten_ms_in_stops_within_one_yield_interval(void **state)
 	run_free(&r);
 }
 
+/* A deadline that passes inside a step (fake clock, 1 ms a row) where no
+ * cancellation point follows: the task still transforms every one of its
+ * n rows and ends XF_DONE. */
+static void expect_deadline_inside_a_step_lets_it_finish(size_t n,
+							  size_t yield_every,
+							  int64_t deadline_ms,
+							  const char *what)
+{
+	struct run r;
+
+	use_fake_clock();
+	run_init(&r, n, 1);
+	r.cancel_at_row = NEVER;
+	r.table->on_row = cancel_at_row_ticking;
+	r.table->on_row_arg = &r;
+	start_task(&r, yield_every);
+	xf_set_deadline(&r.task, clock_now_ns() + deadline_ms * CLOCK_NS_PER_MS);
+	run_until_done(&r, 2000);
+	clock_set_source(NULL);
+	expect_done_once(&r, XF_DONE);
+	GRADE_EXPECT_INT(r.rows_reported, n, what);
+	expect_table_matches(&r);
+	run_free(&r);
+}
+
 /*
  * Catches: yield_every == 0 not honoured (the task yields anyway), and a
  * one-step task that still looks at the cancel request or the deadline
@@ -399,20 +424,8 @@ static void no_yield_task_runs_to_the_end_whatever_you_ask(void **state)
 	run_free(&r);
 
 	/* ... or a deadline passing in it (fake clock, 1 ms a row: 25 ms). */
-	use_fake_clock();
-	run_init(&r, 1000, 1);
-	r.cancel_at_row = NEVER;
-	r.table->on_row = cancel_at_row_ticking;
-	r.table->on_row_arg = &r;
-	start_task(&r, 0);
-	xf_set_deadline(&r.task, clock_now_ns() + 25 * CLOCK_NS_PER_MS);
-	run_until_done(&r, 2000);
-	clock_set_source(NULL);
-	expect_done_once(&r, XF_DONE);
-	GRADE_EXPECT_INT(r.rows_reported, 1000, "rows reported (the deadline "
-			 "passed during the one step: every row runs)");
-	expect_table_matches(&r);
-	run_free(&r);
+	expect_deadline_inside_a_step_lets_it_finish(1000, 0, 25, "rows reported "
+		"(the deadline passed during the one step: every row runs)");
 }
 
 /*
@@ -637,19 +650,8 @@ static void a_cancel_during_the_last_batch_is_too_late(void **state)
 			 "came in the last batch: every row ran)");
 	run_free(&r);
 
-	use_fake_clock();
-	run_init(&r, 25, 1);
-	r.cancel_at_row = NEVER;
-	r.table->on_row = cancel_at_row_ticking;
-	r.table->on_row_arg = &r;
-	start_task(&r, 10);
-	xf_set_deadline(&r.task, clock_now_ns() + 22 * CLOCK_NS_PER_MS);
-	run_until_done(&r, 2000);
-	clock_set_source(NULL);
-	expect_done_once(&r, XF_DONE);
-	GRADE_EXPECT_INT(r.rows_reported, 25, "rows reported (the deadline "
-			 "passed in the last batch: every row ran)");
-	run_free(&r);
+	expect_deadline_inside_a_step_lets_it_finish(25, 10, 22, "rows reported "
+		"(the deadline passed in the last batch: every row ran)");
 }
 
 /*

@@ -93,7 +93,11 @@ run_make "$tmp/first.log" grade || no "the first make grade failed (see $tmp/fir
 # This tree usually lives under /tmp, which the sandbox replaces with a
 # private one: the tree must be bound back in, or bubblewrap turns itself
 # off (the probe cannot chdir) and every attack below runs unsandboxed.
-if bwrap --ro-bind / / true 2>/dev/null; then
+# (The probe uses the runner's own options: where one of them is refused,
+# the runner rightly turns bubblewrap off and says so.)
+if bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --unshare-pid \
+	--unshare-net --unshare-ipc --unshare-uts --die-with-parent --new-session \
+	--cap-drop ALL true 2>/dev/null; then
 	grep -q 'bubblewrap on' "$tmp/first.log" &&
 		ok "bubblewrap sandboxes the tests of a tree under $(dirname "$tree")" ||
 		no "bubblewrap works here but make grade ran without it: $(grep -m1 containment "$tmp/first.log")"

@@ -346,6 +346,30 @@ static void cancel_ten_ms_in_stops_within_one_yield_interval(void **state)
 	run_free(&r);
 }
 
+/* A cancel asked from a row of a step (the table's row hook) where no
+ * cancellation point follows: xf_cancel only asks (done does not run on
+ * its stack), and the task transforms every one of its n rows and ends
+ * XF_DONE. */
+static void expect_cancel_inside_a_step_lets_it_finish(size_t n,
+							size_t yield_every,
+							size_t cancel_row,
+							const char *what)
+{
+	struct run r;
+
+	run_init(&r, n, 1);
+	r.cancel_at_row = cancel_row;
+	r.table->on_row = cancel_at_row;
+	r.table->on_row_arg = &r;
+	start_task(&r, yield_every);
+	run_until_done(&r, 2000);
+	expect_hook_cancel_only_asked(&r);
+	expect_done_once(&r, XF_DONE);
+	GRADE_EXPECT_INT(r.rows_reported, n, what);
+	expect_table_matches(&r);
+	run_free(&r);
+}
+
 /* A deadline that passes inside a step (fake clock, 1 ms a row) where no
  * cancellation point follows: the task still transforms every one of its
  * n rows and ends XF_DONE. */
@@ -409,19 +433,9 @@ static void no_yield_task_runs_to_the_end_whatever_you_ask(void **state)
 	run_free(&r);
 
 	/* A cancel asked from inside the one step (row 249 of 1000) ... */
-	run_init(&r, 1000, 1);
-	r.cancel_at_row = 249;
-	r.table->on_row = cancel_at_row;
-	r.table->on_row_arg = &r;
-	start_task(&r, 0);
-	run_until_done(&r, 2000);
-	expect_hook_cancel_only_asked(&r);
-	expect_done_once(&r, XF_DONE);
-	GRADE_EXPECT_INT(r.rows_reported, 1000, "rows reported (cancelled "
-			 "during row 249 of the one step: no cancellation "
-			 "point follows, every row runs)");
-	expect_table_matches(&r);
-	run_free(&r);
+	expect_cancel_inside_a_step_lets_it_finish(1000, 0, 249, "rows reported "
+		"(cancelled during row 249 of the one step: no cancellation "
+		"point follows, every row runs)");
 
 	/* ... or a deadline passing in it (fake clock, 1 ms a row: 25 ms). */
 	expect_deadline_inside_a_step_lets_it_finish(1000, 0, 25, "rows reported "
@@ -635,21 +649,9 @@ static void cancelling_twice_reports_once(void **state)
  */
 static void a_cancel_during_the_last_batch_is_too_late(void **state)
 {
-	struct run r;
-
 	(void)state;
-	run_init(&r, 250, 1);
-	r.cancel_at_row = 220;
-	r.table->on_row = cancel_at_row;
-	r.table->on_row_arg = &r;
-	start_task(&r, 100);
-	run_until_done(&r, 2000);
-	expect_hook_cancel_only_asked(&r);
-	expect_done_once(&r, XF_DONE);
-	GRADE_EXPECT_INT(r.rows_reported, 250, "rows reported (the cancel "
-			 "came in the last batch: every row ran)");
-	run_free(&r);
-
+	expect_cancel_inside_a_step_lets_it_finish(250, 100, 220, "rows reported "
+		"(the cancel came in the last batch: every row ran)");
 	expect_deadline_inside_a_step_lets_it_finish(25, 10, 22, "rows reported "
 		"(the deadline passed in the last batch: every row ran)");
 }

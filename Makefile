@@ -257,9 +257,6 @@ grade: $(SEL_GRADERS) $(SEL_LISTERS) $(SEL_APIS) $(SEL_PROGRAMS) $(GRADE_RUN)
 	if [ $$status = 1 ] && [ '$(STRICT)' != 1 ]; then status=0; fi; \
 	exit $$status
 
-check: $(DEPS_OK)
-	@BUILD=$(BUILD) LAB=$(LAB) bash common/grade/check.sh
-
 clean:
 	rm -rf build dist
 

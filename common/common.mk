@@ -1,5 +1,5 @@
 # common/: every common/*.c is a module of libcommon.a; programs link only the
-# modules they use.  Unit tests are common/tests/test_*.c, one binary each.
+# modules they use.  Unit tests are common/tests/unit/test_*.c, one binary each.
 # Small programs of common/ (the save server, the grade report) are
 # common/<name>/main.c with a <name>.mk beside them when they need more.
 
@@ -27,8 +27,8 @@ $(GRADE_RUN): $(RUNNER_OBJS)
 $(GRADE_REPORT) $(GRADE_NOTE): $(GRADE_RUN)
 	$(Q)ln -f $< $@
 
-UNIT_TESTS := $(patsubst common/tests/%.c,$(O)/test/%,$(wildcard common/tests/test_*.c))
-$(O)/test/%: $(O)/obj/common/tests/%.o $(COMMON_LIB)
+UNIT_TESTS := $(patsubst common/tests/unit/%.c,$(O)/test/%,$(wildcard common/tests/unit/test_*.c))
+$(O)/test/%: $(O)/obj/common/tests/unit/%.o $(COMMON_LIB)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(link)
@@ -39,7 +39,7 @@ $(O)/test/test_libcfault: $(O)/obj/common/grade/libcfault.o
 
 # Self-test of the harness: a fake lab whose tests hang, crash and misbehave.
 SELFTEST := $(O)/grader/selftest
-$(SELFTEST): $(O)/obj/common/grade/selftest.o $(GRADE_OBJS) $(COMMON_LIB) | $(GRADE_RUN)
+$(SELFTEST): $(O)/obj/common/tests/selftest.o $(GRADE_OBJS) $(COMMON_LIB) | $(GRADE_RUN)
 	$(call msg,LD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(link)

@@ -3,7 +3,7 @@
  * @TOPIC@: (one paragraph: what the student builds, and why it matters on
  * an event loop).  This lab was made by `make new-lab`; replace the example
  * function below with the lab's own, keeping one Promise line for each
- * thing the header guarantees (common/checks/promises.sh checks the map).
+ * thing the header guarantees (common/tests/checks/promises.sh checks the map).
  */
 #ifndef @GUARD@
 #define @GUARD@

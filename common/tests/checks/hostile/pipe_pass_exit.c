@@ -1,20 +1,19 @@
 /*
- * Hostile ex01 student file for make check (common/checks/hostile.sh).
- * Makes a system call with the instruction, no libc function to see.
- * Expect: raw system call
+ * Hostile ex01 student file for make check (common/tests/checks/hostile.sh).
+ * Writes PASS on every inherited descriptor, then _exit(0).
+ * Expect: _exit
  */
 #include "round_robin.h"
 
-
+#include <unistd.h>
 int rr_task_start(struct rr_task *task, struct event_base *base,
 		  rr_step_fn step, rr_done_fn done, void *arg, enum rr_mode mode)
 {
-	long ret;
-
 	(void)task, (void)base, (void)step, (void)done, (void)arg, (void)mode;
-	/* getppid(), then it could be kill() just as well */
-	__asm__ volatile("syscall" : "=a"(ret) : "a"(110L) : "rcx", "r11", "memory");
-	return (int)ret;
+	for (int fd = 3; fd < 10; fd++)
+		if (write(fd, "PASS", 4) < 0)
+			continue;
+	_exit(0);
 }
 
 int rr_yield(struct rr_task *task)

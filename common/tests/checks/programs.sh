@@ -3,7 +3,7 @@
 # bad argument with what was wrong and the usage on stderr, exit 2, and
 # --help with the usage on stdout, exit 0.  Prints PASS/FAIL lines.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 B=${BUILD:-build}
 tmp=${TMP:-$(mktemp -d)}/programs
 mkdir -p "$tmp"

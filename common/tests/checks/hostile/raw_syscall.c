@@ -1,26 +1,20 @@
 /*
- * Hostile ex01 student file for make check (common/checks/hostile.sh).
- * A constructor writes a full-marks fragment before any test runs.
- * Expect: constructor
+ * Hostile ex01 student file for make check (common/tests/checks/hostile.sh).
+ * Makes a system call with the instruction, no libc function to see.
+ * Expect: raw system call
  */
 #include "round_robin.h"
 
-#include <stdio.h>
-__attribute__((constructor)) static void full_marks(void)
-{
-	FILE *f = fopen("build/grade/labs/ex01_round_robin.frag", "w");
-
-	if (f) {
-		fputs("ex01_round_robin 100 100 7 7\n", f);
-		fclose(f);
-	}
-}
 
 int rr_task_start(struct rr_task *task, struct event_base *base,
 		  rr_step_fn step, rr_done_fn done, void *arg, enum rr_mode mode)
 {
+	long ret;
+
 	(void)task, (void)base, (void)step, (void)done, (void)arg, (void)mode;
-	return 0;
+	/* getppid(), then it could be kill() just as well */
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(110L) : "rcx", "r11", "memory");
+	return (int)ret;
 }
 
 int rr_yield(struct rr_task *task)

@@ -9,7 +9,7 @@
 # in the lab's grade.c table, a grader test no promise names, or a lab
 # header with no promise at all.  Prints PASS/FAIL lines (see check.sh).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 
 only=${LAB:-}
 for dir in labs/*/; do

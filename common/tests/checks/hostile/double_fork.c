@@ -1,5 +1,5 @@
 /*
- * Hostile ex01 student file for make check (common/checks/hostile.sh).
+ * Hostile ex01 student file for make check (common/tests/checks/hostile.sh).
  * A grandchild in its own session rewrites results.json after grading.
  * Expect: fork
  */

@@ -1,33 +1,44 @@
 #!/usr/bin/env bash
 # make check, workflow: the instructor and student workflow, run from fresh
-# copies of the suite the way README.md shows it.
+# copies of the suite the way README.md shows it.  Independent parts, each
+# in a scratch folder of its own (make check runs them side by side):
 #
-#  - make handout (from git here, from a plain copy in a sandbox): no
-#    solutions/, and unpacked elsewhere it builds and make grade runs every
-#    lab and scores 0;
-#  - students, in the unpacked handout: make status through not started,
-#    partial and done, make hint, make watch (bounded), T=, SAN=address;
-#  - instructors, in a copy with solutions/: grade SOL=1, grade-submission,
-#    grade-all -j2 with good and hostile submissions (a hang, a crash, a
-#    missing file, a compile error, a tampered grader, header and
-#    Makefile), make autograder and run_autograder in a simulated
-#    /autograder, make plots;
-#  - every command the guides show is one this script ran.
+#  handout      make handout (from git, and from a plain copy): no
+#               solutions/, no reference line, every lab; make grade SOL=1
+#               and make plots in an instructor's copy;
+#  student      in the unpacked handout: make grade scores 0 everywhere,
+#               make status through not started, partial and done, make
+#               hint, make watch (bounded), T=, SAN=address;
+#  submissions  grade-submission, grade-all -j2, the roster, the upload
+#               shapes and hostile archives, lab-by-lab batches, KEEP=,
+#               STUDENT_WERROR=, a tampered shared suite;
+#  hostile      grade-all of submissions that hang, crash, miss their
+#               file, do not compile, flood their output; LAB_TIMEOUT=,
+#               SUB_TIMEOUT=;
+#  gradescope   make autograder(s), simulate.sh and run_autograder in a
+#               simulated /autograder, autograder.conf's settings;
+#  guides       every command the guides show is one a part above ran
+#               (run it after them: it reads their lists).
 #
-# Prints PASS/FAIL lines; scratch goes under $TMP/workflow.
+#   bash common/tests/checks/workflow.sh [PART...]   (no PART: all, in order)
+#
+# Prints PASS/FAIL lines; scratch goes under $TMP.
+# Parts: handout student submissions hostile gradescope guides
+#
+# set -u, not -e: each check says PASS or FAIL and the part goes on.
 set -u
 repo=$(pwd)
 . "$repo/common/workflow/lib.sh"
 B=${BUILD:-build}
 wf_clean_env
-tmp=${TMP:-$(mktemp -d)}/workflow
-rm -rf "$tmp" && mkdir -p "$tmp"
-ran="$tmp/ran.txt"
+tmp=${TMP:-$(mktemp -d)}
+mkdir -p "$tmp"
+ran="$tmp/ran.txt"                 # the guide commands this part ran
 : >"$ran"
 course="$tmp/course/yieldlab"      # the instructor's copy, with solutions/
 stu="$tmp/student/yieldlab"        # the unpacked handout
 sol="$repo/solutions/ex01_round_robin/round_robin.c"
-# Built by check.sh's first step (make wrong-graders) from its patch.
+# Built by make check's build job (make wrong-graders) from its patch.
 wrong="$repo/$B/src/wrong/ex01_round_robin/zero_timer_yield.c"
 ex01_file=labs/ex01_round_robin/round_robin.c
 
@@ -80,7 +91,7 @@ roster_field() {
 		$1 == n { print $col[c] }' "$1"
 }
 labs_of() { for mk in "$1"/labs/*/lab.mk; do basename "$(dirname "$mk")"; done; }
-ex01_tests() { "$stu/build/grader/ex01" --list | grep -c .; }
+ex01_tests() { "$repo/$B/grader/ex01" --list | grep -c .; }
 
 # ---- the handout ------------------------------------------------------------
 
@@ -136,14 +147,19 @@ handout_checks() {
 		return
 	fi
 	handout_content_checks "$tarball"
+	course_setup &&
+		cmp -s <(tar -tzf "$tarball" | sort) <(tar -tzf "$course/dist/yieldlab-handout.tar.gz" | sort) &&
+		pass "make handout in a copy without git packs the same files as from git" ||
+		fail "make handout in a plain copy differs from the one made from git"
+}
+
+# course_setup: the instructor's copy (no git) and its handout, which every
+# part but the guides starts from.
+course_setup() {
 	mkdir -p "$course"
 	wf_suite_files "$repo" with-solutions | wf_copy_files "$repo" "$course"
-	if doc "$course" "$tmp/handout.log" "make handout" &&
-		cmp -s <(tar -tzf "$tarball" | sort) <(tar -tzf "$course/dist/yieldlab-handout.tar.gz" | sort); then
-		pass "make handout in a copy without git packs the same files as from git"
-	else
-		fail "make handout in a plain copy differs from the one made from git"
-	fi
+	doc "$course" "$tmp/handout.log" "make handout" && [ -f "$course/dist/yieldlab-handout.tar.gz" ] ||
+		{ fail "make handout in an instructor's copy: $(tail -3 "$tmp/handout.log" | tr '\n' ' ')"; return 1; }
 }
 
 # ---- students, in the unpacked handout --------------------------------------
@@ -413,8 +429,12 @@ upload_checks() {
 make_hostile() {
 	local h="$tmp/course/hostile" z="$tmp/zip"
 	mkdir -p "$h/carol" "$h/erin/labs/ex01_round_robin" "$h/frank/labs/ex01_round_robin" "$z" "$h/gina"
-	# carol: the files alone; her yield never returns; her ex02 is right.
-	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tfor (;;)\n\t\t;/}' "$sol" >"$h/carol/round_robin.c"
+	# carol: the files alone; her ex02 is right, and her yield never
+	# returns from its 50th call in a process on: two of ex01's tests
+	# yield that often and hang (10 s, past SUB_TIMEOUT=8 below), the
+	# others end at once.
+	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tstatic unsigned calls;\n\tif (++calls >= 50)\n\t\tfor (;;)\n\t\t\t;/}' \
+		"$sol" >"$h/carol/round_robin.c"
 	cp "$repo/solutions/ex02_lag_meter/lag_meter.c" "$h/carol/"
 	# dave: a zip of the file alone; his yield writes through NULL.
 	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\t*(volatile int *)0 = 1;/}' "$sol" >"$z/round_robin.c"
@@ -444,6 +464,7 @@ hostile_roster_checks() {
 	[[ $(roster_field "$roster" carol status) == *hang* ]] &&
 		[ "$(roster_field "$roster" carol ex02)" = 100 ] &&
 		[ "$(json_get "$(sub_dir carol ex01+ex02)/results.json" "len([t for t in d['tests'] if t['name'].startswith('ex01')])")" = "$n" ] &&
+		[ "$(json_get "$(sub_dir carol ex01+ex02)/results.json" "len([t for t in d['tests'] if t['name'].startswith('ex01') and t['tags'][0] == 'timeout'])")" -ge 1 ] &&
 		pass "a lab whose tests hang: each is killed at its timeout, every test listed; the next lab still scores 100" ||
 		fail "carol (hangs in ex01): $(grep carol "$roster")"
 	[[ $(roster_field "$roster" dave status) == *crash* ]] &&
@@ -508,15 +529,19 @@ hostile_checks() {
 
 # ---- batch grading: lab by lab, warnings, the shared suite ------------------
 
+make_batch() {   # make_batch DIR
+	mkdir -p "$1/hal" "$1/ivy"
+	# hal: ex01 right but with an unused variable; ex02 right.
+	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tint unused_here = 0;/}' "$sol" >"$1/hal/round_robin.c"
+	cp "$repo/solutions/ex02_lag_meter/lag_meter.c" "$1/hal/"
+	cp "$wrong" "$1/ivy/round_robin.c"
+}
+
 batch_checks() {
 	local b="$tmp/course/batch" roster="$course/build/submissions/roster.csv" res
 	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
 	rm -rf "$course/build/submissions"
-	mkdir -p "$b/hal" "$b/ivy"
-	# hal: ex01 right but with an unused variable; ex02 right.
-	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tint unused_here = 0;/}' "$sol" >"$b/hal/round_robin.c"
-	cp "$repo/solutions/ex02_lag_meter/lag_meter.c" "$b/hal/"
-	cp "$wrong" "$b/ivy/round_robin.c"
+	make_batch "$b"
 	(cd "$course" && make -j2 grade-all SUBS=../batch LAB=ex01 && make -j2 grade-all SUBS=../batch LAB=ex02) \
 		>"$tmp/batch.log" 2>&1 || fail "grade-all lab by lab exited non-zero: $(tail -3 "$tmp/batch.log" | tr '\n' ' ')"
 	[ "$(roster_field "$roster" hal ex01),$(roster_field "$roster" hal ex02),$(roster_field "$roster" hal total)" = "100,100,200" ] &&
@@ -599,7 +624,7 @@ run_autograder_on() {
 # as setup.sh refuses it (a typo would leave a test visible).
 visibility_name_checks() {
 	local names="$tmp/tests.txt" conf="$tmp/visibility.conf"
-	"$stu/build/grader/ex01" --list | awk '{ print "ex01_round_robin", $1 }' >"$names"
+	"$repo/$B/grader/ex01" --list | awk '{ print "ex01_round_robin", $1 }' >"$names"
 	printf 'VISIBILITY.ex01.%s=hidden\n' "$(awk 'NR == 1 { print $2 }' "$names")" >"$conf"
 	python3 "$repo/common/gradescope/finish.py" --check "$conf" "$names" >"$tmp/vis.log" 2>&1 &&
 		printf 'VISIBILITY.ex01.chaty_step=hidden\n' >"$conf" &&
@@ -612,6 +637,13 @@ visibility_name_checks() {
 gradescope_checks() {
 	local ag res roster="$tmp/roster-good.csv" up="$tmp/course/uploads"
 	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
+	# The submissions of the other parts, made afresh; bob's score as
+	# grade-submission gives it, for run_autograder to match.
+	make_submissions
+	make_uploads "$up"
+	make_batch "$tmp/course/batch"
+	(cd "$course" && make grade-submission SUB=../submissions/bob LAB=ex01) >"$tmp/bob.log" 2>&1
+	printf 'submission,ex01\nbob,%s\n' "$(json_get "$(sub_dir bob)/results.json" "d['score']")" >"$roster"
 	visibility_name_checks
 	doc "$course" "$tmp/ag.log" "make autograder LAB=ex01 VISIBILITY=after_due_date" || { fail "make autograder LAB=ex01"; return; }
 	zip_checks
@@ -675,13 +707,17 @@ guide_checks() {
 	local guides=("$repo/README.md")
 	for g in labs/README.md solutions/README.md solutions/wrong/README.md data/README.md \
 		common/gradescope/README.md common/grade/README.md common/mutants/README.md \
+		common/tests/README.md \
 		common/DESIGN.md common/CONTRIBUTING.md common/saveserver/README.md; do
 		[ -f "$repo/$g" ] && guides+=("$repo/$g")
 	done
+	# What every part ran: the parts' scratch folders are siblings of this
+	# one under make check (TMP/workflow-<part>), or this one when run alone.
+	cat "$ran" "$tmp"/../workflow-*/ran.txt 2>/dev/null | sort -u >"$tmp/all-ran.txt"
 	while IFS= read -r cmd; do
 		n=$((n + 1))
 		[ "$cmd" = "make check" ] && continue   # running now
-		if ! grep -qxF -- "$cmd" "$ran"; then
+		if ! grep -qxF -- "$cmd" "$tmp/all-ran.txt"; then
 			fail "a guide (${guides[*]#"$repo/"}) shows '$cmd', which make check does not run"
 			bad=1
 		fi
@@ -692,14 +728,24 @@ guide_checks() {
 	[ $bad = 0 ] && pass "every command the guides show ($n, in ${#guides[@]} files) was run above"
 }
 
+run_part() {
+	case $1 in
+	handout) handout_checks; instructor_checks ;;
+	student) course_setup && student_checks ;;
+	submissions) course_setup && { submission_checks; upload_checks; batch_checks; } ;;
+	hostile) course_setup && hostile_checks ;;
+	gradescope) course_setup && gradescope_checks ;;
+	guides) guide_checks ;;
+	*)
+		echo "workflow.sh: no part '$1' (parts: $(sed -n 's/^# Parts: //p' "$0"))" >&2
+		exit 2 ;;
+	esac
+}
+
 SECONDS=0
-handout_checks
-student_checks
-instructor_checks
-submission_checks
-upload_checks
-hostile_checks
-batch_checks
-gradescope_checks
-guide_checks
-echo "workflow: $SECONDS s"
+parts=("$@")
+[ $# -gt 0 ] || read -ra parts <<<"$(sed -n 's/^# Parts: //p' "$0")"
+for part in "${parts[@]}"; do
+	run_part "$part"
+done
+echo "workflow ${parts[*]}: $SECONDS s"

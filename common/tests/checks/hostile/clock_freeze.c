@@ -1,5 +1,5 @@
 /*
- * Hostile ex01 student file for make check (common/checks/hostile.sh).
+ * Hostile ex01 student file for make check (common/tests/checks/hostile.sh).
  * Defines clock_gettime to freeze time, then loops forever.
  * Expect: defines clock_gettime
  */

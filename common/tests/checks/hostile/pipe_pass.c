@@ -1,5 +1,5 @@
 /*
- * Hostile ex01 student file for make check (common/checks/hostile.sh).
+ * Hostile ex01 student file for make check (common/tests/checks/hostile.sh).
  * Writes a PASS verdict line on every inherited descriptor (write is
  * allowed: ex04's doorbell needs it) and returns: no nonce, no pass.
  * Expect: forged

@@ -1,5 +1,5 @@
 /*
- * Hostile ex01 student file for make check (common/checks/hostile.sh).
+ * Hostile ex01 student file for make check (common/tests/checks/hostile.sh).
  * Defines cmocka's _fail and _cmocka_run_group_tests, which the
  * grader would call instead of cmocka's.
  * Expect: defines _fail

@@ -1,5 +1,5 @@
 /*
- * A hostile ex01 student file for make check (common/checks/hostile.sh)
+ * A hostile ex01 student file for make check (common/tests/checks/hostile.sh)
  * that passes the seal (it calls only what a lab may call) and misbehaves
  * at run time; each graded test meets a different kind, and the runner
  * must contain every one and still grade every other lab.

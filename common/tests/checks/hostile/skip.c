@@ -1,5 +1,5 @@
 /*
- * Hostile ex01 student file for make check (common/checks/hostile.sh).
+ * Hostile ex01 student file for make check (common/tests/checks/hostile.sh).
  * Calls cmocka's skip(): a skipped test used to count as passed.
  * Expect: _skip
  */

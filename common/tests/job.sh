@@ -1,69 +1,35 @@
 #!/usr/bin/env bash
-# make check: the project's own test suite (what CI runs).
+# One job of make check: `bash common/tests/job.sh NAME` prints the job's
+# PASS/FAIL lines and, last, "-- N s wall, N s CPU".  make runs the jobs
+# (common/tests/tests.mk); `make check-list` names them:
 #
-#  1. a -Werror build of everything;
-#  2. the unit tests of common/ (cmocka);
-#  3. the harness grading its own misbehaving fake lab (and forging), and
-#     the seal accepting every reference, alternative and wrong solution;
-#  4. every lab: the reference gets full marks, the stub gets zero and
-#     never hangs, every wrong solution is rejected by the test it names;
-#  5. the reference solutions under AddressSanitizer + UBSan, and under
-#     ThreadSanitizer for the labs that use threads;
-#  6. every further check in common/checks/*.sh (each prints PASS/FAIL lines).
+#   build               the -Werror build of everything (the others need it)
+#   unit                the unit tests of the library (common/tests/unit/)
+#   harness             the runner grading its misbehaving fake lab
+#   seal                the seal accepts every reference, alternative, wrong
+#                       solution and stub
+#   lab-exNN            a lab: reference, stub, wrong solutions, alternatives
+#   san-address, san-thread   the references under a sanitizer
+#   <script>[-<part>]   common/tests/checks/<script>.sh [<part>]
 #
-# After the build, the rest runs as independent jobs, JOBS at a time (the
-# graders' real-time tests hold their margins with both cores busy: see
-# common/grade/stress.sh); each job's lines are printed in a fixed order
-# with the seconds it took.  Ends with "N passed, N failed"; exits 1 if
-# anything failed.
+# Environment: BUILD (the build tree), LAB (some labs: ex02,ex03), TMP (the
+# scratch folder of the whole run; the job uses TMP/<name>).
+#
+# set -u, not -e: a job counts its failures and goes on to its next check.
 set -u
 cd "$(dirname "$0")/../.." || exit 3
+# make's own flags are not the jobs' (each make they run is a fresh one).
+unset MAKEFLAGS MFLAGS MAKELEVEL
+name=${1:?usage: job.sh NAME (make check-list names them)}
+B=${BUILD:-build}
+ONLY=${LAB:-}
+TMP=${TMP:?job.sh needs TMP, the scratch folder of the run}/$name
+rm -rf "$TMP" && mkdir -p "$TMP" || exit 3
 
-JOBS=${JOBS:-3}          # check jobs at once; builds use make -j2
-B=${BUILD:-build}        # make BUILD=dir keeps a second tree apart
-ONLY=${LAB:-}            # LAB=ex02,ex03 checks only those labs
-
-if [ ! -d solutions ]; then
-	echo "make check tests the whole suite, and this copy has no solutions/" >&2
-	echo "(a student handout): grade your work with 'make grade'." >&2
-	exit 2
-fi
-
-# A student file with work in it (a student's, an instructor's trying a
-# solution) would fail the stub checks: check a copy of this tree whose
-# student files are the committed stubs, and leave the work alone.
-edited_student_files() {
-	git rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
-	make -s --no-print-directory workflow-labs LAB= BUILD="$B" 2>/dev/null |
-		while read -r lab file; do
-			p="labs/$lab/$file"
-			git cat-file -e "HEAD:$p" 2>/dev/null &&
-				! git diff --quiet HEAD -- "$p" && echo "$p"
-		done
-}
-if [ -z "${YIELDLAB_CHECK_COPY:-}" ]; then
-	mapfile -t edited < <(edited_student_files)
-	if [ ${#edited[@]} -gt 0 ]; then
-		copy="$B/check-tree"
-		echo "make check: ${edited[*]}: not the committed stub;" >&2
-		echo "make check: checking a copy with the stubs restored ($copy); your files are untouched" >&2
-		source common/workflow/lib.sh
-		rm -rf "$copy" && mkdir -p "$copy" || exit 3
-		wf_suite_files . with-solutions | wf_copy_files . "$copy" || exit 3
-		for p in "${edited[@]}"; do git show "HEAD:$p" >"$copy/$p"; done
-		cd "$copy" && exec env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-			YIELDLAB_CHECK_COPY=1 BUILD=build LAB="$ONLY" bash common/grade/check.sh
-	fi
-fi
-
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/yieldlab-check.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-
-# Jobs print these lines; the summary counts them from every job's log.
 pass() { printf 'PASS %s\n' "$*"; }
 fail() { printf 'FAIL %s\n' "$*"; }
 
-# Labs are the directories with a lab.mk, in order.
+# Labs are the directories with a lab.mk, in order (LAB= narrows them).
 labs=()
 for mk in labs/*/lab.mk; do
 	lab=$(basename "$(dirname "$mk")")
@@ -72,6 +38,10 @@ for mk in labs/*/lab.mk; do
 	fi
 done
 lab_id() { echo "${1%%_*}"; }
+lab_of() {   # lab_of exNN: its directory name
+	local l
+	for l in "${labs[@]}"; do [ "$(lab_id "$l")" = "$1" ] && echo "$l"; done
+}
 
 # The runner is the only reader of the results files.
 # frag_field OUT LAB N: field N of a lab's result (lab score max passed count).
@@ -86,23 +56,21 @@ json_valid() {
 	if command -v python3 >/dev/null 2>&1; then
 		python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
 	else
-		# No python3: at least the braces must balance and it must be UTF-8.
+		# No python3: at least it must be UTF-8.
 		iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1
 	fi
 }
 
-printf '== build (-Werror)\n'
-build_start=$(date +%s)
-if make -s -j"$JOBS" BUILD="$B" WERROR=1 all wrong-graders alt-graders >"$TMP/build.log" 2>&1; then
-	pass "build: every program, grader and wrong solution compiles with -Werror ($(($(date +%s) - build_start)) s)"
-else
-	cat "$TMP/build.log"
-	fail "build: see the compiler output above"
-	printf '\n0 passed, 1 failed\n'
-	exit 1
-fi
-
-# ---- the jobs ------------------------------------------------------------
+check_build() {
+	local start=$SECONDS
+	if make -s -j"${JOBS:-2}" BUILD="$B" WERROR=1 all tools wrong-graders alt-graders >"$TMP/build.log" 2>&1; then
+		pass "build: every program, grader and wrong solution compiles with -Werror ($((SECONDS - start)) s)"
+	else
+		cat "$TMP/build.log"
+		fail "build: see the compiler output above"
+		return 1
+	fi
+}
 
 check_unit_tests() {
 	for t in "$B"/test/test_*; do
@@ -297,58 +265,40 @@ check_san() {
 	done
 }
 
-# check_script FILE: one of common/checks/*.sh, its lines as they come.
-check_script() { TMP="$TMP" bash "$1" 2>&1; }
+# ---- dispatch ------------------------------------------------------------
 
-# ---- the pool ------------------------------------------------------------
-
-names=()
-commands=()
-# ONLY_JOBS=text keeps the jobs whose name contains text (e.g. "lab ex05").
-add_job() {
-	[[ -z "${ONLY_JOBS:-}" || "$1" == *"$ONLY_JOBS"* ]] || return 0
-	names+=("$1")
-	commands+=("$2")
+run_job() {
+	case $name in
+	build) check_build ;;
+	unit) check_unit_tests ;;
+	harness) check_harness ;;
+	seal) check_seal ;;
+	san-address | san-thread) check_san "${name#san-}" ;;
+	lab-*)
+		local lab
+		lab=$(lab_of "${name#lab-}")
+		[ -n "$lab" ] || { fail "$name: no such lab (or not in LAB=$ONLY)"; return; }
+		check_lab "$lab" ;;
+	*)
+		local script=${name%%-*} part=
+		[[ $name == *-* ]] && part=${name#*-}
+		if [ ! -f "common/tests/checks/$script.sh" ]; then
+			fail "$name: no such job (make check-list names them)"
+			return
+		fi
+		TMP="$TMP" bash "common/tests/checks/$script.sh" $part 2>&1 ;;
+	esac
 }
 
-# Longest first, so the pool ends together.
-for script in common/checks/workflow.sh common/checks/hostile.sh common/checks/*.sh; do
-	[ -f "$script" ] || continue
-	n=$(basename "$script" .sh)
-	[[ " ${names[*]} " == *" $n "* ]] || add_job "$n" "check_script $script"
-done
-add_job "sanitizers: ASan + UBSan" "check_san address"
-add_job "sanitizers: TSan" "check_san thread"
-for lab in "${labs[@]}"; do
-	add_job "lab $(lab_id "$lab"): reference, stub, wrong solutions, alternatives" "check_lab $lab"
-done
-add_job "unit tests of common/" check_unit_tests
-add_job "the harness grades a misbehaving fake lab" check_harness
-add_job "the seal: every reference, alternative, wrong solution and stub passes it" check_seal
+# CPU seconds of this shell's children, from bash's `times` (run in this
+# shell: in a pipe it would count a subshell's children).
+child_cpu() {
+	times >"$TMP/times"
+	tail -1 "$TMP/times" | awk '{ gsub(/[ms]/, " "); print int($1 * 60 + $2 + $3 * 60 + $4) }'
+}
 
-mkdir -p "$TMP/jobs"
-for i in "${!names[@]}"; do
-	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-	(
-		start=$(date +%s)
-		eval "${commands[$i]}"
-		echo "-- $(($(date +%s) - start)) s"
-	) >"$TMP/jobs/$i.log" 2>&1 </dev/null &
-done
-wait
-
-# The jobs' lines in the order they were listed, then the count.
-passed=0
-failed=0
-for i in "${!names[@]}"; do
-	printf '\n== %s\n' "${names[$i]}"
-	cat "$TMP/jobs/$i.log"
-done
-passed=$(cat "$TMP"/jobs/*.log | grep -c '^PASS ')
-failed=$(cat "$TMP"/jobs/*.log | grep -c '^FAIL ')
-if [ "$failed" -gt 0 ]; then
-	printf '\nFailed:\n'
-	cat "$TMP"/jobs/*.log | sed -n 's/^FAIL /  /p'
-fi
-printf '\n%d passed, %d failed\n' "$passed" $((failed + 0))
-[ "$failed" -eq 0 ]
+start=$SECONDS
+run_job
+status=$?
+echo "-- $((SECONDS - start)) s wall, $(child_cpu) s CPU"
+[ "$name" != build ] || exit $status

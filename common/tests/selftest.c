@@ -1,7 +1,7 @@
 /*
  * The harness's own test: a fake lab whose tests pass, fail, hang, crash,
  * misbehave the ways student code does, and try to forge a pass (this file
- * is not sealed, so the runner's own defences are what stop it).  common/grade/check.sh runs it and
+ * is not sealed, so the runner's own defences are what stop it).  common/tests/check.sh runs it and
  * checks that each one got the status named in its name, that results.json
  * stayed valid, and that nothing was left running.
  */

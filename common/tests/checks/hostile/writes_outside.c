@@ -1,17 +1,27 @@
 /*
- * Hostile ex01 student file for make check (common/checks/hostile.sh).
- * Kills the process that started the test.
- * Expect: kill
+ * Hostile ex01 student file for make check (common/tests/checks/hostile.sh).
+ * Writes files outside build/: in the tree, /tmp and the home folder.
+ * Expect: fopen
  */
 #include "round_robin.h"
 
-#include <signal.h>
-#include <unistd.h>
+#include <stdio.h>
+static void drop(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs("was here\n", f);
+		fclose(f);
+	}
+}
+
 int rr_task_start(struct rr_task *task, struct event_base *base,
 		  rr_step_fn step, rr_done_fn done, void *arg, enum rr_mode mode)
 {
 	(void)task, (void)base, (void)step, (void)done, (void)arg, (void)mode;
-	kill(getppid(), SIGKILL);
+	drop("labs/ex01_round_robin/was_here.txt");
+	drop("/tmp/yieldlab-hostile-was-here");
 	return 0;
 }
 

@@ -2,9 +2,9 @@
 # Checks of make mutants (common/mutants/): the generator changes code and
 # only code, the driver classifies every mutant of a seeded sample, and the
 # committed data/mutation_score.csv was measured on today's references.
-# Prints PASS/FAIL lines (see common/grade/check.sh).
+# Prints PASS/FAIL lines (see common/tests/check.sh).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 B=${BUILD:-build}
 tmp=${TMP:-$(mktemp -d)}/mutants
 rm -rf "$tmp" && mkdir -p "$tmp"

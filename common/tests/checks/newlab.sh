@@ -2,9 +2,9 @@
 # make new-lab, end to end in a scratch copy of the suite: the new lab
 # builds, its stub scores 0, its reference, both correct alternatives and
 # its promise map pass, its wrong solution is caught; a taken id and a bad
-# name are refused.  Prints PASS/FAIL lines (see common/grade/check.sh).
+# name are refused.  Prints PASS/FAIL lines (see common/tests/check.sh).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 tmp=${TMP:-$(mktemp -d)}/newlab
 rm -rf "$tmp" && mkdir -p "$tmp"
 
@@ -51,5 +51,5 @@ if m "$g" >/dev/null 2>&1; then
 else
 	fail "its wrong solution did not build"
 fi
-(cd "$tmp" && LAB=ex99 bash common/checks/promises.sh) | grep -q '^PASS ex99_sample' &&
+(cd "$tmp" && LAB=ex99 bash common/tests/checks/promises.sh) | grep -q '^PASS ex99_sample' &&
 	pass "its promise map holds" || fail "its promise map does not hold"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Checks of make bench, in the format of common/checks/*.sh (PASS/FAIL
+# Checks of make bench, in the format of common/tests/checks/*.sh (PASS/FAIL
 # lines): every bench program and the asyncio harness answer bad arguments
 # with the usage and exit 2 and print well-formed CSV; the mechanisms that
 # are not yields are measured as such; a quick run of the whole driver
 # writes CSVs that check_csv.sh accepts.  Tiny runs: no timing is asserted.
 #
-#   BUILD=build TMP=/tmp/x bash common/bench/check.sh
+#   BUILD=build TMP=/tmp/x bash common/tests/checks/bench.sh
 set -u
-cd "$(dirname "$0")/../.." || exit 3
+cd "$(dirname "$0")/../../.." || exit 3
 B=${BUILD:-build}
 if [ -z "${TMP:-}" ]; then
 	TMP=$(mktemp -d) || exit 3

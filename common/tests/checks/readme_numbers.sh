@@ -4,7 +4,7 @@
 # (common/charts/readme_numbers.py says how).  Then a self-test: a figure
 # that disagrees with its CSV, and an unmarked figure, must both fail.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 tmp=${TMP:-$(mktemp -d)}/readme_numbers
 mkdir -p "$tmp"
 if ! command -v python3 >/dev/null 2>&1; then

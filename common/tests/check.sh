@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# make check: the project's own test suite (what CI runs).  This is its
+# preflight; make runs the jobs (common/tests/tests.mk, job.sh):
+#
+#  - a copy of the suite without solutions/ (a handout) has nothing to check;
+#  - a student file with work in it is left alone: a copy of the tree with
+#    the committed stubs is checked instead;
+#  - then the -Werror build, and every job CHECK_JOBS at a time (the
+#    graders' real-time tests hold their margins with both cores busy: see
+#    common/grade/stress.sh), in a scratch folder under /tmp that is
+#    removed at the end.  Ends with "N passed, N failed"; exits 1 if
+#    anything failed.
+#
+# set -u, not -e: a failed run must still remove its scratch folder.
+set -u
+cd "$(dirname "$0")/../.." || exit 3
+
+CHECK_JOBS=${CHECK_JOBS:-${JOBS:-3}}   # jobs at once; builds inside them use make -j2
+B=${BUILD:-build}        # make BUILD=dir keeps a second tree apart
+ONLY=${LAB:-}            # LAB=ex02,ex03 checks only those labs
+
+if [ ! -d solutions ]; then
+	echo "make check tests the whole suite, and this copy has no solutions/" >&2
+	echo "(a student handout): grade your work with 'make grade'." >&2
+	exit 2
+fi
+
+# A student file with work in it (a student's, an instructor's trying a
+# solution) would fail the stub checks: check a copy of this tree whose
+# student files are the committed stubs, and leave the work alone.
+edited_student_files() {
+	git rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
+	make -s --no-print-directory workflow-labs LAB= BUILD="$B" 2>/dev/null |
+		while read -r lab file; do
+			p="labs/$lab/$file"
+			git cat-file -e "HEAD:$p" 2>/dev/null &&
+				! git diff --quiet HEAD -- "$p" && echo "$p"
+		done
+}
+if [ -z "${YIELDLAB_CHECK_COPY:-}" ]; then
+	mapfile -t edited < <(edited_student_files)
+	if [ ${#edited[@]} -gt 0 ]; then
+		copy="$B/check-tree"
+		echo "make check: ${edited[*]}: not the committed stub;" >&2
+		echo "make check: checking a copy with the stubs restored ($copy); your files are untouched" >&2
+		source common/workflow/lib.sh
+		rm -rf "$copy" && mkdir -p "$copy" || exit 3
+		wf_suite_files . with-solutions | wf_copy_files . "$copy" || exit 3
+		for p in "${edited[@]}"; do git show "HEAD:$p" >"$copy/$p"; done
+		cd "$copy" && exec env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+			YIELDLAB_CHECK_COPY=1 BUILD=build LAB="$ONLY" CHECK_JOBS="$CHECK_JOBS" bash common/tests/check.sh
+	fi
+fi
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/yieldlab-check.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+check_make() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -s --no-print-directory BUILD="$B" LAB="$ONLY" CHECK_TMP="$TMP" "$@"
+}
+start=$SECONDS
+if ! check_make check-build; then
+	printf '\nFAIL build: see the compiler output above\n\n0 passed, 1 failed\n'
+	exit 1
+fi
+check_make -j"$CHECK_JOBS" check-all
+status=$?
+echo "make check: $((SECONDS - start)) s"
+[ $status -eq 0 ] || exit 1

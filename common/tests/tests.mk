@@ -1,0 +1,62 @@
+# make check: the suite's own tests, as make targets (common/tests/README.md).
+#
+#   make check            every job, CHECK_JOBS at a time, then each job's
+#                         lines in a fixed order and "N passed, N failed"
+#   make check-<job>      one job (and the build it needs), with its count
+#   make check-list       the jobs' names
+#
+# A job is `bash common/tests/job.sh <job>`; its lines go to
+# $(CHECK_LOGS)/<job>.log.  A script common/tests/checks/<name>.sh is the
+# job <name>, or the jobs <name>-<part> when it declares "# Parts: ..."
+# (parts are independent and run side by side).
+
+CHECK_JOBS ?= $(or $(JOBS),3)
+CHECK_DIR := $(BUILD)/check
+CHECK_LOGS := $(CHECK_DIR)/logs
+# Scratch of a run: common/tests/check.sh gives one under /tmp; a lone
+# `make check-<job>` uses the build tree.
+CHECK_TMP ?= $(abspath $(CHECK_DIR)/tmp)
+
+check_parts = $(or $(addprefix $(1)-,$(shell sed -n 's/^# Parts: //p' common/tests/checks/$(1).sh)),$(1))
+CHECK_SCRIPTS := $(sort $(basename $(notdir $(wildcard common/tests/checks/*.sh))))
+CHECK_SCRIPT_JOBS := $(foreach s,$(CHECK_SCRIPTS),$(call check_parts,$(s)))
+CHECK_LAB_JOBS := $(foreach l,$(SELECTED),lab-$(call lab_id,$(l)))
+# The slowest first, so that the run ends together (seconds on 2 cores
+# are printed after each job's lines).
+CHECK_SLOW := workflow-hostile hostile-attacks workflow-student workflow-gradescope \
+	clang san-address workflow-submissions lab-ex04 saveserver hostile-runtime seal
+CHECK_ALL := $(CHECK_SCRIPT_JOBS) $(CHECK_LAB_JOBS) san-address san-thread unit harness seal
+CHECK_ALL := $(foreach j,$(CHECK_SLOW),$(filter $(j),$(CHECK_ALL))) $(filter-out $(CHECK_SLOW),$(CHECK_ALL))
+
+# ccache, where installed: the check builds the same files in many trees
+# (the handout, a course copy, a Gradescope image, ...).  Its cache lives in
+# the build tree; NOHASHDIR lets a copy of the suite elsewhere share it.
+CCACHE_BIN := $(wildcard /usr/lib/ccache/cc)
+check_env = BUILD=$(BUILD) LAB=$(LAB) TMP=$(CHECK_TMP) JOBS=2 \
+	$(if $(CCACHE_BIN),PATH=/usr/lib/ccache:$$PATH CCACHE_DIR=$(abspath $(CHECK_DIR)/ccache) \
+		CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=1G)
+
+.PHONY: check check-all check-list check-build
+check: $(DEPS_OK)
+	@CHECK_JOBS=$(CHECK_JOBS) BUILD=$(BUILD) LAB=$(LAB) bash common/tests/check.sh
+
+# The whole run (common/tests/check.sh calls it after its preflight).
+check-all: $(addprefix check-job-,$(CHECK_ALL))
+	@bash common/tests/report.sh $(CHECK_LOGS) build $(CHECK_ALL)
+
+check-list:
+	@printf '%s\n' build $(CHECK_ALL)
+
+check-build: | $(DEPS_OK)
+	@mkdir -p $(CHECK_LOGS) $(CHECK_TMP)
+	@$(check_env) bash common/tests/job.sh build >$(CHECK_LOGS)/build.log 2>&1 || \
+		{ cat $(CHECK_LOGS)/build.log; exit 1; }
+
+check-job-%: check-build
+	@$(check_env) bash common/tests/job.sh $* >$(CHECK_LOGS)/$*.log 2>&1 </dev/null
+
+# The guides' commands must each have been run by another workflow part.
+check-job-workflow-guides: $(addprefix check-job-,$(filter-out workflow-guides,$(filter workflow-%,$(CHECK_ALL))))
+
+check-%: check-job-%
+	@bash common/tests/report.sh $(CHECK_LOGS) $*

@@ -128,12 +128,13 @@ $(O)/obj/solutions/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
 $(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o): WARNINGS := $(STUDENT_WARNINGS)
 $(O)/obj/solutions/alt/$(1)/%.o: LAB_CPPFLAGS := -Ilabs/$(1)
 
-# The seal's list of the functions the lab header declares (gcc -aux-info).
+# The seal's list of the functions the lab header declares (gcc -aux-info;
+# never through ccache, which does not write the -aux-info file).
 $(O)/seal/$(1).api: $(wildcard labs/$(1)/*.h) | $(DEPS_OK)
 	$$(call msg,API,$$@)
 	@mkdir -p $$(@D)
 	$(Q)for h in $$^; do \
-		$(CC) -D_GNU_SOURCE -Icommon -Ilabs/$(1) $$(PKG_CFLAGS) -fsyntax-only \
+		CCACHE_DISABLE=1 $(CC) -D_GNU_SOURCE -Icommon -Ilabs/$(1) $$(PKG_CFLAGS) -fsyntax-only \
 			-aux-info $$@.aux -x c $$$$h || exit 1; \
 		grep -F "/* $$$$h:" $$@.aux | sed 's|^/\*[^*]*\*/ *||; s/ *(.*//; s/.*[ *]//'; \
 	done | sort -u >$$@.tmp && rm -f $$@.aux && mv $$@.tmp $$@

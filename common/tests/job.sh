@@ -88,9 +88,20 @@ check_unit_tests() {
 
 }
 
+# run_processes TOKEN: the pids whose environment holds YIELDLAB_CHECK_RUN=TOKEN.
+run_processes() {
+	local p
+	for p in /proc/[0-9]*; do
+		tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "YIELDLAB_CHECK_RUN=$1" && echo "${p#/proc/}"
+	done | tr '\n' ' '
+}
+
 check_harness() {
 	out="$TMP/selftest"
-	"$B"/grader/selftest --out "$out" --rerun 'selftest' >"$TMP/selftest.log" 2>&1
+	# Every process of this run carries the token in its environment (the
+	# runner passes it on): leftovers are found by it, never by name.
+	token="selftest-$$-$RANDOM"
+	YIELDLAB_CHECK_RUN=$token "$B"/grader/selftest --out "$out" --rerun 'selftest' >"$TMP/selftest.log" 2>&1
 	rc=$?
 	[ $rc -eq 1 ] && pass "harness: exit status 1 when tests fail" ||
 		fail "harness: exit status $rc, expected 1"
@@ -117,11 +128,10 @@ check_harness() {
 	else
 		pass "harness: test output on the terminal is sanitised (no escape sequence)"
 	fi
-	# The self-test's orphans carry a name no other process has
-	# (selftest.c): this finds and ends only them.
-	if pgrep -f '^yieldlab-selftest-orphan' >/dev/null; then
-		pkill -f '^yieldlab-selftest-orphan'
-		fail "harness: a test's grandchild was left running"
+	left=$(run_processes "$token")
+	if [ -n "$left" ]; then
+		kill -KILL $left 2>/dev/null
+		fail "harness: a test's grandchild was left running (pids $left)"
 	else
 		pass "harness: nothing a test started is left running (double fork and setsid included)"
 	fi
@@ -290,15 +300,12 @@ run_job() {
 	esac
 }
 
-# CPU seconds of this shell's children, from bash's `times` (run in this
-# shell: in a pipe it would count a subshell's children).
-child_cpu() {
-	times >"$TMP/times"
-	tail -1 "$TMP/times" | awk '{ gsub(/[ms]/, " "); print int($1 * 60 + $2 + $3 * 60 + $4) }'
-}
-
 start=$SECONDS
 run_job
 status=$?
-echo "-- $((SECONDS - start)) s wall, $(child_cpu) s CPU"
+# CPU seconds of this shell's children, from bash's `times`, run in this
+# shell itself (in a pipe or $(...) it would count a subshell's children).
+times >"$TMP/times"
+cpu=$(tail -1 "$TMP/times" | awk '{ gsub(/[ms]/, " "); print int($1 * 60 + $2 + $3 * 60 + $4) }')
+echo "-- $((SECONDS - start)) s wall, $cpu s CPU"
 [ "$name" != build ] || exit $status

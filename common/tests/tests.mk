@@ -52,8 +52,12 @@ check-build: | $(DEPS_OK)
 	@$(check_env) bash common/tests/job.sh build >$(CHECK_LOGS)/build.log 2>&1 || \
 		{ cat $(CHECK_LOGS)/build.log; exit 1; }
 
+# A line as each job ends (the whole report comes at the end).
 check-job-%: check-build
-	@$(check_env) bash common/tests/job.sh $* >$(CHECK_LOGS)/$*.log 2>&1 </dev/null
+	@$(check_env) bash common/tests/job.sh $* >$(CHECK_LOGS)/$*.log 2>&1 </dev/null; \
+	printf '  %-22s %3d passed, %d failed  (%s)\n' $* \
+		"$$(grep -c '^PASS ' $(CHECK_LOGS)/$*.log)" "$$(grep -c '^FAIL ' $(CHECK_LOGS)/$*.log)" \
+		"$$(sed -n 's/^-- //p' $(CHECK_LOGS)/$*.log | tail -1)"
 
 # The guides' commands must each have been run by another workflow part.
 check-job-workflow-guides: $(addprefix check-job-,$(filter-out workflow-guides,$(filter workflow-%,$(CHECK_ALL))))

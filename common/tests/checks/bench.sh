@@ -6,6 +6,7 @@
 # writes CSVs that check_csv.sh accepts.  Tiny runs: no timing is asserted.
 #
 #   BUILD=build TMP=/tmp/x bash common/tests/checks/bench.sh
+# set -u without -e: a check that fails says FAIL and the next one still runs.
 set -u
 cd "$(dirname "$0")/../../.." || exit 3
 B=${BUILD:-build}

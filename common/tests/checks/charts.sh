@@ -2,6 +2,7 @@
 # make check, charts: every committed CSV passes check_csv.sh, and every
 # chart re-renders from the committed data (gnuplot exits 0, the PNG and SVG
 # are not empty).  Nothing is measured again.
+# set -u without -e: a check that fails says FAIL and the next one still runs.
 set -u
 tmp=${TMP:-$(mktemp -d)}/charts
 mkdir -p "$tmp"

@@ -9,6 +9,7 @@
 # optimisation level, and the optimiser is most of a build's time.  The
 # wrong solutions are left out: each is a reference with a few lines
 # changed, and every reference and alternative is built here.
+# set -u without -e: a check that fails says FAIL and the next one still runs.
 set -u
 B=${BUILD:-build}
 log=${TMP:-/tmp}/clang-build.log

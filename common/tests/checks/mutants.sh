@@ -3,6 +3,7 @@
 # only code, the driver classifies every mutant of a seeded sample, and the
 # committed data/mutation_score.csv was measured on today's references.
 # Prints PASS/FAIL lines (see common/tests/check.sh).
+# set -u without -e: a check that fails says FAIL and the next one still runs.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 B=${BUILD:-build}

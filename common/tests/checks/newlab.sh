@@ -3,6 +3,7 @@
 # builds, its stub scores 0, its reference, both correct alternatives and
 # its promise map pass, its wrong solution is caught; a taken id and a bad
 # name are refused.  Prints PASS/FAIL lines (see common/tests/check.sh).
+# set -u without -e: a check that fails says FAIL and the next one still runs.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 tmp=${TMP:-$(mktemp -d)}/newlab

@@ -2,6 +2,7 @@
 # make check, programs: every lab's program (the reference build) answers a
 # bad argument with what was wrong and the usage on stderr, exit 2, and
 # --help with the usage on stdout, exit 0.  Prints PASS/FAIL lines.
+# set -u without -e: a check that fails says FAIL and the next one still runs.
 set -uo pipefail
 cd "$(dirname "$0")/../../.."
 B=${BUILD:-build}

@@ -3,6 +3,7 @@
 # a marker naming its CSV, row and column, and matches the committed data
 # (common/charts/readme_numbers.py says how).  Then a self-test: a figure
 # that disagrees with its CSV, and an unmarked figure, must both fail.
+# set -u without -e: a check that fails says FAIL and the next one still runs.
 set -u
 cd "$(dirname "$0")/../../.."
 tmp=${TMP:-$(mktemp -d)}/readme_numbers

@@ -3,6 +3,7 @@
 # lines): its command line, a session by hand with curl, clean stops on
 # SIGTERM and SIGINT, loopback only, and no leak or memory error under
 # AddressSanitizer (server, client and saveproc) and valgrind (if installed).
+# set -u without -e: a check that fails says FAIL and the next one still runs.
 set -u
 B=${BUILD:-build}
 S=$B/bin/saveserver

@@ -48,9 +48,11 @@ $(error SAN must be empty, 'address' or 'thread', not '$(SAN)')
 endif
 
 PKGS := libevent libevent_pthreads libcrypto cmocka libseccomp
-# Recursive (=) so pkg-config runs after the dependency check has installed it.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# Asked of pkg-config once, at first use: late, so that the dependency
+# check has installed the packages by then, and once, not in every recipe
+# (a recursive variable would run pkg-config for each of ~600 objects).
+PKG_CFLAGS = $(eval PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null))$(PKG_CFLAGS)
+PKG_LIBS = $(eval PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null))$(PKG_LIBS)
 
 BASE_WARNINGS := -Wall -Wextra -Wstrict-prototypes -Wmissing-prototypes -Wvla \
 	-Wwrite-strings -fno-common

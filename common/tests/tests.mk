@@ -23,8 +23,9 @@ CHECK_SCRIPT_JOBS := $(foreach s,$(CHECK_SCRIPTS),$(call check_parts,$(s)))
 CHECK_LAB_JOBS := $(foreach l,$(SELECTED),lab-$(call lab_id,$(l)))
 # The slowest first, so that the run ends together (seconds on 2 cores
 # are printed after each job's lines).
-CHECK_SLOW := workflow-hostile hostile-attacks workflow-student workflow-gradescope \
-	clang san-address workflow-submissions lab-ex04 saveserver hostile-runtime seal
+CHECK_SLOW := workflow-student workflow-submissions hostile-runtime workflow-tools \
+	hostile-attacks1 hostile-attacks2 hostile-attacks3 workflow-hostile \
+	workflow-gradescope hostile-grade-all san-address clang lab-ex04 seal saveserver
 CHECK_ALL := $(CHECK_SCRIPT_JOBS) $(CHECK_LAB_JOBS) san-address san-thread unit harness seal
 CHECK_ALL := $(foreach j,$(CHECK_SLOW),$(filter $(j),$(CHECK_ALL))) $(filter-out $(CHECK_SLOW),$(CHECK_ALL))
 

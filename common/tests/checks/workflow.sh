@@ -7,8 +7,9 @@
 #               solutions/, no reference line, every lab; make grade SOL=1
 #               and make plots in an instructor's copy;
 #  student      in the unpacked handout: make grade scores 0 everywhere,
-#               make status through not started, partial and done, make
-#               hint, make watch (bounded), T=, SAN=address;
+#               make status through not started, partial and done, T=;
+#  tools        in another unpacked handout: make hint, make watch
+#               (bounded), SAN=address;
 #  submissions  grade-submission, grade-all -j2, the roster, the upload
 #               shapes and hostile archives, lab-by-lab batches, KEEP=,
 #               STUDENT_WERROR=, a tampered shared suite;
@@ -23,7 +24,7 @@
 #   bash common/tests/checks/workflow.sh [PART...]   (no PART: all, in order)
 #
 # Prints PASS/FAIL lines; scratch goes under $TMP.
-# Parts: handout student submissions hostile gradescope guides
+# Parts: handout student tools submissions hostile gradescope guides
 #
 # set -u, not -e: each check says PASS or FAIL and the part goes on.
 set -u
@@ -166,8 +167,6 @@ course_setup() {
 
 first_grade_checks() {
 	local lab frag bad=0 n
-	mkdir -p "$tmp/student"
-	tar -xzf "$course/dist/yieldlab-handout.tar.gz" -C "$tmp/student" || { fail "the handout does not unpack"; return 1; }
 	if ! doc "$stu" "$tmp/s-grade.log" "make grade"; then
 		fail "the unpacked handout does not build and grade"
 		return 1
@@ -271,10 +270,22 @@ watch_checks() {
 	usage_error "make watch without LAB= says so, exit 2" "$stu" "needs LAB=" "make watch"
 }
 
+# unpack_handout: the handout as a student unpacks it.
+unpack_handout() {
+	mkdir -p "$tmp/student"
+	tar -xzf "$course/dist/yieldlab-handout.tar.gz" -C "$tmp/student" ||
+		{ fail "the handout does not unpack"; return 1; }
+}
+
 student_checks() {
-	[ -d "$course/dist" ] || return
+	unpack_handout || return
 	first_grade_checks || return
 	status_checks
+}
+
+# The student's other tools, in a handout of their own (no grade before).
+student_tool_checks() {
+	unpack_handout || return
 	hint_checks
 	watch_checks
 	if doc "$stu" "$tmp/s-san.log" "make grade LAB=ex01 SAN=address" && grep -q '^Score: 0/100' "$tmp/s-san.log"; then
@@ -738,6 +749,7 @@ run_part() {
 	case $1 in
 	handout) handout_checks; instructor_checks ;;
 	student) course_setup && student_checks ;;
+	tools) course_setup && student_tool_checks ;;
 	submissions) course_setup && { submission_checks; upload_checks; batch_checks; } ;;
 	hostile) course_setup && hostile_checks ;;
 	gradescope) course_setup && gradescope_checks ;;

@@ -479,6 +479,10 @@ static void take_while_pushing_scenario(void *arg)
 
 	ctx_init(c, 2, 2, 1, false);
 	trap.loop = c->loop_thread;
+	atomic_store(&trap.doorbell, NULL);
+	atomic_store(&trap.first_done_began, false);
+	atomic_store(&trap.second_pushed, false);
+	atomic_store(&trap.second_delivered, false);
 	atomic_store(&trap.armed, true);
 	if (!c->setup_failed &&
 	    (offload_submit(c->pool, tiny_work, trap_done, &c->jobs[0]) != 0 ||
@@ -1456,10 +1460,11 @@ static void expect_no_destroy_after_free(void)
 /* Catches: jobs not freed after their done (a hand-written delivery loop
  * that forgets free), jobs left on a queue at shutdown, a doorbell
  * event never freed, and a pool freed before its lock or condition
- * variable is destroyed (a use after free, seen by libcfault).  Counted in the plain build: libevent's live blocks
- * (evalloc) before the base is made and after it is freed, and the heap in
- * use (mallinfo2) around a second pool of 1,000 jobs (the first warms up
- * what stays allocated for good).  A leaked job is 32+ bytes: 1,000 of
+ * variable is destroyed (a use after free, seen by libcfault).  Counted
+ * in the plain build: libevent's live blocks (evalloc) before the base is
+ * made and after it is freed, and the heap in use (mallinfo2) around a
+ * second pool of 1,000 jobs (the first warms up what stays allocated for
+ * good).  A leaked job is 32+ bytes: 1,000 of
  * them 32,000; the bound, 8,000 bytes, leaves room for a malloc arena's
  * bookkeeping (measured: 0 bytes). */
 static void a_freed_pool_leaves_no_event_and_no_job_behind(void **state)

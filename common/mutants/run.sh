@@ -8,7 +8,8 @@
 #   -j JOBS    graders run at once (default: the core count)
 #   -n SAMPLE  grade only SAMPLE mutants per lab, chosen with SEED (default:
 #              all of them)
-#   -c CSV     write the per-lab table there (make mutants: data/mutation_score.csv)
+#   -c CSV     write the per-lab table there (make mutants: data/mutation_score.csv);
+#              the rows of labs not graded by this run are kept from it
 #
 # Survivors are printed with their diff and listed in
 # $BUILD/mutants/<lab>/survivors.txt.  Each must be killed by a sharper test
@@ -100,7 +101,26 @@ row() { printf '%-20s %9s %8s %7s %8s %10s %6s %6s\n' "$@"; }
 
 status=0
 make -s BUILD="$B" graders >/dev/null
-[ -n "$csv" ] && {
+# The CSV: a run of some labs replaces their rows and keeps every other
+# lab's row (and its reference hash) from the file as it was, so that
+# make mutants LAB=ex04 does not throw the other labs' figures away.
+all_labs=()
+for mk in labs/*/lab.mk; do all_labs+=("$(basename "$(dirname "$mk")")"); done
+declare -A new_rows=()
+# old_line LAB PATTERN: the line of the old CSV for LAB (a row or a
+# reference), if the old CSV has one.
+old_line() {
+	[ -f "$csv" ] || return 0
+	case $2 in
+	row) grep "^$1," "$csv" || true ;;
+	ref) grep "^# reference: solutions/$1/" "$csv" || true ;;
+	esac
+}
+write_csv() {
+	local lab kept=() f
+	for lab in "${all_labs[@]}"; do
+		[ -n "${new_rows[$lab]:-}" ] || [ -z "$(old_line "$lab" row)" ] || kept+=("$lab")
+	done
 	mkdir -p "$(dirname "$csv")"
 	{
 		echo "# yieldlab data: the mutation score of each lab's grader"
@@ -109,13 +129,33 @@ make -s BUILD="$B" graders >/dev/null
 		echo "# kernel: $(uname -sr)"
 		echo "# libevent: $(pkg-config --modversion libevent); openssl: $(pkg-config --modversion libcrypto)"
 		echo "# run: common/mutants/run.sh${sample:+ -n $sample -s $seed} -j $jobs ${*:-}"
-		for lab in "${labs[@]}"; do
-			f="solutions/$lab/$(student_file "$lab")"
-			echo "# reference: $f sha256 $(sha256sum "$f" | cut -c1-16)"
+		[ ${#kept[@]} -eq 0 ] || {
+			echo "# rows kept from the file as it was (not graded by this run): ${kept[*]}"
+			# when they were measured: the old file's date and run
+			# (and those it kept in turn)
+			sed -n -e '/^#   earlier /p' \
+				-e 's/^# \(date\|run\): /#   earlier \1: /p' "$csv"
+		}
+		for lab in "${all_labs[@]}"; do
+			if [ -n "${new_rows[$lab]:-}" ]; then
+				f="solutions/$lab/$(student_file "$lab")"
+				echo "# reference: $f sha256 $(sha256sum "$f" | cut -c1-16)"
+			else
+				old_line "$lab" ref
+			fi
 		done
 		echo "lab,generated,not_built,killed,survived,equivalent,score_pct,seconds"
+		for lab in "${all_labs[@]}"; do
+			if [ -n "${new_rows[$lab]:-}" ]; then
+				echo "${new_rows[$lab]}"
+			else
+				old_line "$lab" row
+			fi
+		done
 	} >"$csv.tmp"
+	mv "$csv.tmp" "$csv"
 }
+
 row lab generated notbuilt killed survived equivalent score time
 for lab in "${labs[@]}"; do
 	start=$(date +%s)
@@ -161,7 +201,7 @@ for lab in "${labs[@]}"; do
 	score=$(awk -v k="$killed" -v g="$graded" 'BEGIN { printf "%.1f", g ? 100 * k / g : 100 }')
 	secs=$(($(date +%s) - start))
 	row "$lab" "$gen" "$notbuilt" "$killed" "$survived" "$eq" "$score%" "${secs}s"
-	[ -n "$csv" ] && echo "$lab,$gen,$notbuilt,$killed,$survived,$eq,$score,$secs" >>"$csv.tmp"
+	new_rows[$lab]="$lab,$gen,$notbuilt,$killed,$survived,$eq,$score,$secs"
 	[ "$survived" -eq 0 ] || status=1
 done
 for lab in "${labs[@]}"; do
@@ -173,5 +213,5 @@ for lab in "${labs[@]}"; do
 		sed -n '3,$p' "$dir/$id.patch" | grep '^[-+]' | sed 's/^/   /'
 	done <"$dir/survivors.txt"
 done
-[ -n "$csv" ] && mv "$csv.tmp" "$csv"
+[ -z "$csv" ] || write_csv "$@"
 exit $status

@@ -65,11 +65,84 @@ static void wait_for_two_loop_passes(long from)
 		clock_sleep_ns(100 * CLOCK_NS_PER_US);
 }
 
+/* ---- a second hook: a push the loop has not heard of ---------------------
+ *
+ * ThreadSanitizer reports a race only between two accesses that nothing
+ * orders, and a ring orders a lot: event_active takes libevent's lock, and
+ * the loop takes it too before it calls the doorbell's callback.  So a
+ * loop thread that takes the finished list before it takes the pool's
+ * lock races only with a push that no ring has followed yet; with real
+ * threads that overlap is rare, and the TSan stage caught the mistake in
+ * one full run of make mutants and missed it in the next.  This hook makes
+ * it happen every time (jobs_produce_the_right_digests, first part):
+ *
+ *   1. job 0's worker pushes it and rings; the hook notes the doorbell;
+ *   2. the loop takes job 0 and calls its done, which lets job 1's work
+ *      run and waits until job 1's worker has pushed it and rung;
+ *   3. the hook holds that worker before its ring reaches libevent, and
+ *      says so only through relaxed atomics, which TSan does not count as
+ *      synchronisation;
+ *   4. done(0) rings for it from the loop thread and returns; the loop
+ *      calls the doorbell's callback again, which takes job 1: a pool that
+ *      takes the list before its lock now races with that push, one no
+ *      lock or ring of that worker's orders;
+ *   5. done(1) lets the held worker ring (an empty callback follows).
+ *
+ * A correct pool takes the list under the lock the worker pushed under:
+ * ordered, no report.  A pool whose doorbell is not event_active (a pipe)
+ * is never held.  Every wait gives up after a scaled bound, so a pool that
+ * rings under its lock, or not at all, is only slowed down. */
+static struct {
+	atomic_bool armed;
+	pthread_t loop;
+	struct event *_Atomic doorbell;     /* from the first ring */
+	atomic_int doorbell_res;
+	atomic_bool first_done_began;       /* job 1's work waits for it */
+	atomic_bool second_pushed;          /* relaxed only */
+	atomic_bool second_delivered;       /* relaxed only */
+} trap;
+
+static bool relaxed_load(atomic_bool *flag)
+{
+	return atomic_load_explicit(flag, memory_order_relaxed);
+}
+
+/* Sleeps in 100 us steps until *flag (read relaxed) is set, trap.armed is
+ * not, or ms (scaled) have passed. */
+static void trap_wait(atomic_bool *flag, int64_t ms)
+{
+	int64_t give_up = clock_monotonic_ns() + grade_bound_ns(ms);
+
+	while (atomic_load(&trap.armed) && !relaxed_load(flag) &&
+	       clock_monotonic_ns() < give_up)
+		clock_sleep_ns(100 * CLOCK_NS_PER_US);
+}
+
+/* On a worker, before its ring reaches libevent: steps 1 and 3. */
+static void trap_before_ring(struct event *ev, int res)
+{
+	struct event *none = NULL;
+
+	if (!atomic_load(&trap.armed) ||
+	    pthread_equal(pthread_self(), trap.loop))
+		return;
+	if (atomic_compare_exchange_strong(&trap.doorbell, &none, ev)) {
+		atomic_store(&trap.doorbell_res, res);
+		return;
+	}
+	if (!atomic_load(&trap.first_done_began) ||
+	    relaxed_load(&trap.second_pushed))
+		return;
+	atomic_store_explicit(&trap.second_pushed, true, memory_order_relaxed);
+	trap_wait(&trap.second_delivered, 300);
+}
+
 void event_active(struct event *ev, int res, short ncalls)
 {
 	long passes = atomic_load(&loop_passes);
 
 	pthread_once(&real_event_active_once, find_real_event_active);
+	trap_before_ring(ev, res);
 	real_event_active(ev, res, ncalls);
 	if (atomic_load(&ring_hook_on) &&
 	    !pthread_equal(pthread_self(), ring_hook_loop))
@@ -119,6 +192,7 @@ static bool run_on_loop_thread(scenario_fn fn, void *arg, int64_t ms)
 	pthread_mutex_init(&lt.lock, NULL);
 	lt.fn = fn;
 	lt.arg = arg;
+	lt.finished = false;    /* a test may run several scenarios */
 	GRADE_EXPECT(pthread_create(&thread, NULL, loop_thread_main, &lt) == 0,
 		     "a loop thread", "pthread_create failed");
 	pthread_mutex_lock(&lt.lock);
@@ -364,16 +438,80 @@ static void digests_scenario(void *arg)
 	ctx_close(c);
 }
 
+static void tiny_work(void *arg);
+
+/* Job 1's work: it starts once done(0) has begun (step 2 of the trap). */
+static void work_after_first_done(void *arg)
+{
+	struct tracked *t = arg;
+	int64_t give_up = clock_monotonic_ns() + grade_bound_ns(1000);
+
+	while (!atomic_load(&trap.first_done_began) &&
+	       clock_monotonic_ns() < give_up)
+		clock_sleep_ns(100 * CLOCK_NS_PER_US);
+	atomic_fetch_add(&t->ctx->worked, 1);
+}
+
+/* On the loop thread: steps 2, 4 and 5 of the trap. */
+static void trap_done(void *arg)
+{
+	struct tracked *t = arg;
+	struct event *doorbell;
+
+	tracked_done(t);
+	if (t->index == 1) {
+		atomic_store_explicit(&trap.second_delivered, true,
+				      memory_order_relaxed);
+		return;
+	}
+	atomic_store(&trap.first_done_began, true);
+	doorbell = atomic_load(&trap.doorbell);
+	if (!doorbell)
+		return;                 /* not rung through event_active */
+	trap_wait(&trap.second_pushed, 1000);
+	if (relaxed_load(&trap.second_pushed))
+		real_event_active(doorbell, atomic_load(&trap.doorbell_res), 0);
+}
+
+static void take_while_pushing_scenario(void *arg)
+{
+	struct ctx *c = arg;
+
+	ctx_init(c, 2, 2, 1, false);
+	trap.loop = c->loop_thread;
+	atomic_store(&trap.doorbell, NULL);
+	atomic_store(&trap.first_done_began, false);
+	atomic_store(&trap.second_pushed, false);
+	atomic_store(&trap.second_delivered, false);
+	atomic_store(&trap.armed, true);
+	if (!c->setup_failed &&
+	    (offload_submit(c->pool, tiny_work, trap_done, &c->jobs[0]) != 0 ||
+	     offload_submit(c->pool, work_after_first_done, trap_done,
+			    &c->jobs[1]) != 0))
+		c->submit_failures++;
+	if (!c->setup_failed && !c->submit_failures)
+		loop_until_dones(c, c->n_jobs, 3000);
+	atomic_store(&trap.armed, false);
+	ctx_close(c);
+}
+
 /* Catches: wrong results — a done that runs before its work has finished
  * (the job is handed over, or the doorbell rung, before the work), or done
  * called with the wrong job.  Each done must see its own buffer's SHA-256,
- * checked against libcrypto called directly. */
+ * checked against libcrypto called directly.  First, for the
+ * ThreadSanitizer rerun: the finished list taken outside the lock, with a
+ * worker's push in between that nothing orders (the trap above). */
 static void jobs_produce_the_right_digests(void **state)
 {
-	struct ctx c = { 0 };
-	bool finished = run_on_loop_thread(digests_scenario, &c, 5000);
+	struct ctx c = { 0 }, pushed = { 0 };
+	bool finished = run_on_loop_thread(take_while_pushing_scenario, &pushed,
+					   5000);
 
 	(void)state;
+	expect_finished(finished, &pushed);
+	expect_each_done_once(&pushed);
+	ctx_release(&pushed);
+	finished = run_on_loop_thread(digests_scenario, &c, 5000);
 	expect_finished(finished, &c);
 	expect_each_done_once(&c);
 	expect_right_digests(&c);
@@ -1302,12 +1440,31 @@ static void leak_scenario(void *arg)
 	lc->event_blocks = evalloc_live() - events;
 }
 
+/* Every pool of this test is freed by then.  libcfault (plain build)
+ * remembers the blocks free() released: a lock or condition variable
+ * destroyed inside one is a use after free that glibc keeps quiet about. */
+static void expect_no_destroy_after_free(void)
+{
+	const char *call = NULL;
+	long late = libcfault_destroys_after_free(&call);
+
+	GRADE_EXPECT(late == 0,
+		     "offload_free destroys the pool's lock and condition "
+		     "variable while the pool is still allocated, and frees "
+		     "the pool last",
+		     "%s() was given memory that free() had already released "
+		     "(%ld such calls): the pool was freed before its lock or "
+		     "condition variable was destroyed", call ? call : "?", late);
+}
+
 /* Catches: jobs not freed after their done (a hand-written delivery loop
- * that forgets free), jobs left on a queue at shutdown, and a doorbell
- * event never freed.  Counted in the plain build: libevent's live blocks
- * (evalloc) before the base is made and after it is freed, and the heap in
- * use (mallinfo2) around a second pool of 1,000 jobs (the first warms up
- * what stays allocated for good).  A leaked job is 32+ bytes: 1,000 of
+ * that forgets free), jobs left on a queue at shutdown, a doorbell
+ * event never freed, and a pool freed before its lock or condition
+ * variable is destroyed (a use after free, seen by libcfault).  Counted
+ * in the plain build: libevent's live blocks (evalloc) before the base is
+ * made and after it is freed, and the heap in use (mallinfo2) around a
+ * second pool of 1,000 jobs (the first warms up what stays allocated for
+ * good).  A leaked job is 32+ bytes: 1,000 of
  * them 32,000; the bound, 8,000 bytes, leaves room for a malloc arena's
  * bookkeeping (measured: 0 bytes). */
 static void a_freed_pool_leaves_no_event_and_no_job_behind(void **state)
@@ -1327,6 +1484,7 @@ static void a_freed_pool_leaves_no_event_and_no_job_behind(void **state)
 		     "offload_free",
 		     "%ld bytes more in use (~%ld per job): jobs not freed",
 		     lc.heap_bytes, lc.heap_bytes / 1000);
+	expect_no_destroy_after_free();
 	ctx_release(&lc.warm);
 	ctx_release(&lc.c);
 }
@@ -1558,7 +1716,8 @@ static const struct grade_test tests[] = {
 		   "only once it is empty); it never runs work itself"),
 	GRADE_TEST(a_freed_pool_leaves_no_event_and_no_job_behind, 4, 20000,
 		   "free every job after its done (run_dones does), free the "
-		   "doorbell with event_free in offload_free"),
+		   "doorbell with event_free in offload_free, and free(pool) "
+		   "last, after every destroy"),
 	GRADE_TEST(workers_take_jobs_in_submission_order, 3, 15000,
 		   "queue_push appends at the tail and queue_pop takes the "
 		   "head: a FIFO, oldest job first"),

@@ -67,7 +67,10 @@ void offload_free(struct offload *pool);
  * comes once).
  *   [tests: pool_sizes_1_to_64_and_free_of_null]
  * Promise: done runs after its job's work has returned, with that job's
- * arg: each done sees its own, finished result.
+ * arg: each done sees its own, finished result; the pool's queues are
+ * touched only under its lock, also when a worker pushes a finished job
+ * while the loop takes the finished list (no data race: the
+ * ThreadSanitizer rerun of make grade checks).
  *   [tests: jobs_produce_the_right_digests]
  * Promise: done runs on the loop thread, exactly once per job.
  *   [tests: completion_runs_on_the_loop_thread,
@@ -109,7 +112,8 @@ void offload_free(struct offload *pool);
  *   [tests: submit_during_shutdown_is_refused_and_leaks_nothing]
  * Promise: nothing leaks: every job is freed after its done, the doorbell
  * event with the pool (counted in the plain build: libevent's live blocks
- * and the heap in use).
+ * and the heap in use); offload_free frees the pool last, using nothing of
+ * it afterwards (its lock and condition variable are destroyed first).
  *   [tests: a_freed_pool_leaves_no_event_and_no_job_behind]
  */
 

@@ -74,12 +74,53 @@ static void freed_memory_is_filled(void **state)
 	assert_int_equal(((volatile unsigned char *)where)[40], 0xA5);
 }
 
+struct locked {
+	long value;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+/* The order of offload_free's last three lines: destroys, then free, is
+ * fine; free, then a destroy, is counted, and a block allocated again is
+ * alive, not freed. */
+static void destroys_after_free_are_counted(void **state)
+{
+	struct locked *a = malloc(sizeof(*a)), *b;
+	const char *first = NULL;
+	long before = libcfault_destroys_after_free(NULL);
+	volatile uintptr_t where;
+
+	(void)state;
+	assert_non_null(a);
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	pthread_cond_destroy(&a->cond);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+	assert_int_equal(libcfault_destroys_after_free(NULL), before);
+	b = malloc(sizeof(*b));
+	assert_non_null(b);
+	pthread_mutex_init(&b->lock, NULL);
+	where = (uintptr_t)b;
+	free(b);
+	pthread_mutex_destroy(&((struct locked *)where)->lock);
+	assert_int_equal(libcfault_destroys_after_free(&first), before + 1);
+	assert_string_equal(first, "pthread_mutex_destroy");
+	b = malloc(sizeof(*b));
+	assert_non_null(b);
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_mutex_destroy(&b->lock);
+	free(b);
+	assert_int_equal(libcfault_destroys_after_free(NULL), before + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(allocations_fail_after_the_given_number),
 		cmocka_unit_test(thread_starts_fail_after_the_given_number),
 		cmocka_unit_test(freed_memory_is_filled),
+		cmocka_unit_test(destroys_after_free_are_counted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 struct options {
-	struct workload w;         /* --n, --item-ms, ... (common/workload.h) */
+	struct workload w;         /* --n, --item-ms, ... (common/lib/workload.h) */
 	bool csv;
 };
 

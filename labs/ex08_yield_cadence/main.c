@@ -37,7 +37,7 @@
 #define MAX_CADENCES 12
 
 struct options {
-	struct workload w;         /* --n, --item-ms, ... (common/workload.h) */
+	struct workload w;         /* --n, --item-ms, ... (common/lib/workload.h) */
 	int budget_ms;
 	struct cadence cadences[MAX_CADENCES];
 	size_t n_cadences;

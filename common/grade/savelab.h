@@ -98,7 +98,7 @@ bool savelab_run(struct savelab *w, bool (*busy)(void *arg), void *arg,
 		 int64_t limit_ms);
 
 /* libevent blocks (common/grade/evalloc.h) that a world of one save
- * leaves allocated once it is freed: 0, or 1 while common/save.c frees
+ * leaves allocated once it is freed: 0, or 1 while common/lib/save.c frees
  * libevent's evhttp_uriencode string with free(), which the counter never
  * sees.  Measured each time, so a leak check that allows this many per
  * save holds before and after that is fixed. */

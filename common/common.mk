@@ -47,6 +47,8 @@ $(O)/test/%: $(O)/obj/common/tests/%.o $(COMMON_LIB)
 # their own.
 $(O)/test/test_evalloc: $(O)/obj/common/grade/evalloc.o
 $(O)/test/test_libcfault: $(O)/obj/common/grade/libcfault.o
+# saveinspect's private base must leave no libevent block behind.
+$(O)/test/test_saveinspect: $(O)/obj/common/grade/evalloc.o
 
 # Self-test of the harness: a fake lab whose tests hang, crash and misbehave.
 SELFTEST := $(O)/grader/selftest

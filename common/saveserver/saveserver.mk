@@ -17,4 +17,5 @@ $(O)/obj/common/lib/saveproc.o: MODULE_CPPFLAGS := \
 	-DSAVEPROC_SERVER_PATH='"$(abspath $(SAVESERVER))"'
 
 # The client tests start the server: build it first.
-$(patsubst %,$(O)/test/%,test_save test_save_faults test_save_hostile test_save_load): | $(SAVESERVER)
+$(patsubst %,$(O)/test/%,test_save test_save_faults test_save_hostile test_save_load \
+	test_saveinspect): | $(SAVESERVER)

@@ -204,8 +204,9 @@ int saveproc_start(struct saveproc *p, const struct saveproc_options *o)
 
 	*p = (struct saveproc){ .log_fd = -1 };
 	if (access(path, X_OK) != 0)
-		return saveproc_fail(p, "saveserver not found at %s (set by "
-				     "$YIELDLAB_SAVESERVER or by the build; run make)", path);
+		return saveproc_fail(p, "no runnable saveserver at %s: run make; "
+				     "if this folder moved since it was built, make clean "
+				     "first (or set $YIELDLAB_SAVESERVER)", path);
 	if (build_argv(&args, path, o) != 0)
 		return saveproc_fail(p, "out of memory");
 	p->pid = spawn(p, path, args.argv, fds);

@@ -14,7 +14,9 @@
  * The binary is $YIELDLAB_SAVESERVER when set (the grade runner sets it,
  * for a grader it runs from memory), else the server this build made: its
  * path comes from make (SAVEPROC_SERVER_PATH, common/saveserver/
- * saveserver.mk), never guessed from where the caller sits.
+ * saveserver.mk), never guessed from where the caller sits.  The path is
+ * absolute: a build tree moved elsewhere after it was built looks for the
+ * server where it was (the grade runner's own setting still finds it).
  */
 #ifndef YIELDLAB_SAVEPROC_H
 #define YIELDLAB_SAVEPROC_H

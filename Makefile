@@ -61,8 +61,8 @@ WARNINGS := $(BASE_WARNINGS) $(if $(filter 1,$(WERROR)),-Werror)
 # nothing, unless STUDENT_WERROR=1.  The suite's own code keeps WERROR.
 STUDENT_WARNINGS := $(BASE_WARNINGS) $(if $(filter 1,$(STUDENT_WERROR)),-Werror)
 
-ALL_CPPFLAGS = -D_GNU_SOURCE -Icommon -Icommon/grade -MMD -MP $(PKG_CFLAGS) $(LAB_CPPFLAGS) \
-	$(CPPFLAGS)
+ALL_CPPFLAGS = -D_GNU_SOURCE -Icommon/lib -Icommon/grade -MMD -MP $(PKG_CFLAGS) $(LAB_CPPFLAGS) \
+	$(MODULE_CPPFLAGS) $(CPPFLAGS)
 ALL_CFLAGS = -std=c11 -O2 -g $(WARNINGS) $(SANFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 ALL_LDLIBS = $(PKG_LIBS) -lpthread -lm $(LDLIBS)
@@ -75,7 +75,9 @@ $(O)/obj/%.o: %.c | $(DEPS_OK)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-link = $(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(ALL_LDLIBS)
+# The archives are one group: the grader kit's fixtures call the library.
+link = $(CC) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) \
+	-Wl,--start-group $(filter %.a,$^) -Wl,--end-group $(ALL_LDLIBS)
 
 $(DEPS_OK): common/deps.sh common/packages.txt
 	@bash common/deps.sh
@@ -136,7 +138,7 @@ $(O)/seal/$(1).api: $(wildcard labs/$(1)/*.h) | $(DEPS_OK)
 	$$(call msg,API,$$@)
 	@mkdir -p $$(@D)
 	$(Q)for h in $$^; do \
-		CCACHE_DISABLE=1 $(CC) -D_GNU_SOURCE -Icommon -Ilabs/$(1) $$(PKG_CFLAGS) -fsyntax-only \
+		CCACHE_DISABLE=1 $(CC) -D_GNU_SOURCE -Icommon/lib -Ilabs/$(1) $$(PKG_CFLAGS) -fsyntax-only \
 			-aux-info $$@.aux -x c $$$$h || exit 1; \
 		grep -F "/* $$$$h:" $$@.aux | sed 's|^/\*[^*]*\*/ *||; s/ *(.*//; s/.*[ *]//'; \
 	done | sort -u >$$@.tmp && rm -f $$@.aux && mv $$@.tmp $$@
@@ -146,7 +148,8 @@ $(O)/grader/list/$$($(1)_ID): $(O)/obj/labs/$(1)/grade.o $$($(1)_OBJS) $(GRADE_O
 	$$(call msg,LD,$$@)
 	@mkdir -p $$(@D)
 	$(Q)$(CC) $$(ALL_LDFLAGS) -no-pie -Wl,--unresolved-symbols=ignore-all -o $$@ \
-		$$(filter %.o,$$^) $$(filter %.a,$$^) $$(ALL_LDLIBS)
+		$$(filter %.o,$$^) -Wl,--start-group $$(filter %.a,$$^) -Wl,--end-group \
+		$$(ALL_LDLIBS)
 $(O)/grader/$$($(1)_ID): $(O)/obj/labs/$(1)/grade.o \
 		$(O)/obj/labs/$(1)/$$($(1)_STUDENT:.c=.o) $$($(1)_OBJS) $(GRADE_OBJS) \
 		| $$($(1)_NEEDS) $(GRADE_RUN)

@@ -1,11 +1,22 @@
-# common/: every common/*.c is a module of libcommon.a; programs link only the
-# modules they use.  Unit tests are common/tests/unit/test_*.c, one binary each.
-# Small programs of common/ (the save server, the grade report) are
-# common/<name>/main.c with a <name>.mk beside them when they need more.
+# common/lib/: the library.  Every common/lib/*.c is a module of
+# libcommon.a; programs link only the modules they use.  The library needs
+# nothing else of the suite (no grader kit, no tool).  Unit tests are
+# common/tests/unit/test_*.c, one binary each.  The tools of common/ (the save
+# server, the grade runner, the bench) are common/<name>/ with a <name>.mk
+# beside them when they need more.
 
-COMMON_SRCS := $(wildcard common/*.c)
+COMMON_SRCS := $(wildcard common/lib/*.c)
 COMMON_LIB := $(O)/libcommon.a
 $(COMMON_LIB): $(patsubst %.c,$(O)/obj/%.o,$(COMMON_SRCS))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The grader kit's fixtures (common/grade/savelab.c, the world of the save
+# labs' graders): they fail tests through grade.h, so they are not library
+# modules.  An archive, so that a grader links only the fixtures it uses
+# (the archives of a link are one group: see `link` in the Makefile).
+GRADE_KIT := $(O)/libgradekit.a
+$(GRADE_KIT): $(O)/obj/common/grade/savelab.o
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -15,7 +26,7 @@ $(COMMON_LIB): $(patsubst %.c,$(O)/obj/%.o,$(COMMON_SRCS))
 # reader of results (common/grade/runner.h); grade-report and grade-note are
 # the same program under the names the scripts know.
 GRADE_OBJS := $(O)/obj/common/grade/grade.o $(O)/obj/common/grade/evalloc.o \
-	$(O)/obj/common/grade/libcfault.o
+	$(O)/obj/common/grade/libcfault.o $(GRADE_KIT)
 RUNNER_OBJS := $(patsubst %,$(O)/obj/common/grade/%.o,runner contain store results)
 GRADE_RUN := $(O)/bin/grade-run
 GRADE_REPORT := $(O)/bin/grade-report
@@ -36,6 +47,8 @@ $(O)/test/%: $(O)/obj/common/tests/unit/%.o $(COMMON_LIB)
 # their own.
 $(O)/test/test_evalloc: $(O)/obj/common/grade/evalloc.o
 $(O)/test/test_libcfault: $(O)/obj/common/grade/libcfault.o
+# saveinspect's private base must leave no libevent block behind.
+$(O)/test/test_saveinspect: $(O)/obj/common/grade/evalloc.o
 
 # Self-test of the harness: a fake lab whose tests hang, crash and misbehave.
 SELFTEST := $(O)/grader/selftest

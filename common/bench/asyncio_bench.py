@@ -10,7 +10,7 @@
       arithmetic, calibrated on this machine to --work-ns per item, yield
       every N items, a heartbeat every --beat-ms; worst and median lateness.
 
-Lateness is measured as common/lag.c does it: against the schedule
+Lateness is measured as common/lib/lag.c does it: against the schedule
 start + k * period, read from time.perf_counter(), skipping the slots a
 stall swallowed, so one stall gives one large sample.
 """
@@ -26,7 +26,7 @@ INTERVALS = (0, 1, 10, 100, 1000)
 
 def nearest_rank(values, pct):
     """The smallest value with at least pct% of the values at or below it
-    (the definition common/lag.c uses)."""
+    (the definition common/lib/lag.c uses)."""
     if not values:
         return 0.0
     ordered = sorted(values)

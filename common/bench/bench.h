@@ -3,7 +3,7 @@
  *
  * Every bench program takes --csv (one header row with units in the column
  * names, then rows) and --help; bad arguments print what was wrong and the
- * usage, and exit 2 (common/cli.h reads the arguments).
+ * usage, and exit 2 (common/lib/cli.h reads the arguments).
  */
 #ifndef YIELDLAB_BENCH_H
 #define YIELDLAB_BENCH_H

@@ -1,7 +1,7 @@
 /*
  * bench-saveload: the same load for any save server — ours or its Python
  * twin — so `make bench` can set them side by side.  Sends N saves of
- * distinct ids through the project's client (common/save.c) over a pool of
+ * distinct ids through the project's client (common/lib/save.c) over a pool of
  * keep-alive connections, all queued at once, and reports the throughput and
  * the latency of each save from the moment it was queued to its answer.
  * The server's own CPU time and memory are read from outside by the driver.

@@ -119,7 +119,7 @@ hash_section() {
 	echo "3. Hash kernel: ns per SHA-256 chain link of 32 bytes (medians of rounds; every"
 	echo "   kernel, C and Python, ended on the same digest)"
 	if [ ! -f "$f" ]; then
-		echo "  (skipped: common/hashwork.h is not in this tree yet)"
+		echo "  (skipped: common/lib/hashwork.h is not in this tree yet)"
 		return
 	fi
 	header "ns/link"

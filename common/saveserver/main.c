@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "evbase.h"
+#include "saveproto.h"
 
 #include <err.h>
 #include <event2/event.h>
@@ -248,6 +249,17 @@ static struct evhttp_bound_socket *listen_on(struct evhttp *http, int port)
 	return handle;
 }
 
+/* The ready line (saveproto.h): whoever started us waits for it. */
+static void announce_ready(int port)
+{
+	char line[64];
+
+	if (saveproto_format_ready(port, line, sizeof(line)) < 0)
+		errx(1, "the ready line does not fit");
+	fputs(line, stdout);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o = parse_args(argc, argv);
@@ -274,8 +286,7 @@ int main(int argc, char **argv)
 	if (!(srv = server_new(base, http, &so)))
 		errx(1, "out of memory");
 	watch_stop_signals(base, &sig);
-	printf("listening 127.0.0.1:%d\n", bound_port(listener.handle));
-	fflush(stdout);
+	announce_ready(bound_port(listener.handle));
 	event_base_dispatch(base);
 
 	server_free(srv);

@@ -1,6 +1,7 @@
 #include "server.h"
 
 #include "clock.h"
+#include "saveproto.h"
 #include "store.h"
 
 #include <errno.h>
@@ -28,18 +29,12 @@ struct pending {
 };
 TAILQ_HEAD(pending_list, pending);
 
-struct counts {
-	uint64_t received, stored, duplicates, conflicts, rejected;
-	uint64_t failed, dropped;     /* injected: --fail-ids, --close-after */
-	size_t in_flight, queued, max_in_flight, max_queued;
-};
-
 struct server {
 	struct event_base *base;
 	struct server_options opt;
 	struct store *store;
 	struct pending_list waiting, working;
-	struct counts n;
+	struct saveproto_stats n;     /* cap and delay_ms: from opt */
 	bool going_away;              /* --exit-after reached: answer nothing */
 };
 
@@ -66,6 +61,19 @@ static void send_text(struct evhttp_request *req, int code, const char *reason,
 		evbuffer_free(body);
 }
 
+/* A reply whose body is text, as it is (Content-Type set by the caller). */
+static void send_body(struct evhttp_request *req, int code, const char *reason,
+		      const char *text)
+{
+	struct evbuffer *body = evbuffer_new();
+
+	if (body)
+		evbuffer_add(body, text, strlen(text));
+	evhttp_send_reply(req, code, reason, body);
+	if (body)
+		evbuffer_free(body);
+}
+
 /* Every 4xx goes through here, so "rejected" counts them all. */
 static void reject(struct server *s, struct evhttp_request *req, int code,
 		   const char *reason, const char *why)
@@ -75,45 +83,6 @@ static void reject(struct server *s, struct evhttp_request *req, int code,
 }
 
 /* ---- parsing ---------------------------------------------------------- */
-
-/* A decimal id: 1-20 digits, no sign, no spaces, at most UINT64_MAX. */
-static int parse_id(const char *text, uint64_t *id)
-{
-	size_t len = strspn(text, "0123456789");
-	char *end;
-
-	if (len == 0 || len > 20 || text[len] != '\0')
-		return -1;
-	errno = 0;
-	*id = strtoull(text, &end, 10);
-	return errno == ERANGE ? -1 : 0;
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Exactly 64 hex digits (either case) into 32 bytes. */
-static int parse_digest(const char *text, uint8_t out[32])
-{
-	if (strlen(text) != 64)
-		return -1;
-	for (int b = 0; b < 32; b++) {
-		int hi = hex_value(text[2 * b]), lo = hex_value(text[2 * b + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[b] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
-}
 
 /* Copies the body as a C string; NULL if it holds a NUL or is too big. */
 static char *body_string(struct evhttp_request *req)
@@ -136,55 +105,6 @@ static char *body_string(struct evhttp_request *req)
 	return text;
 }
 
-/* One field of the form: "id=N" or "digest=HEX64", each at most once. */
-static const char *check_field(char *field, struct pending *p, bool *have_id,
-			       bool *have_digest)
-{
-	char *value = strchr(field, '=');
-
-	if (*field == '\0')
-		return "empty field: a stray '&' (the body is id=N&digest=HEX64)";
-	if (!value)
-		return "a field without '=': the body is id=N&digest=HEX64";
-	*value++ = '\0';
-	if (strcmp(field, "id") == 0 && !*have_id) {
-		*have_id = true;
-		if (parse_id(value, &p->id) != 0)
-			return "bad id: expected a decimal number below 2^64";
-	} else if (strcmp(field, "digest") == 0 && !*have_digest) {
-		*have_digest = true;
-		if (parse_digest(value, p->digest) != 0)
-			return "bad digest: expected 64 hex digits";
-	} else {
-		return "unexpected field: the body is id=N&digest=HEX64, each once";
-	}
-	return NULL;
-}
-
-/* Exactly the fields id and digest, once each, both valid, split at '&'
- * by hand: evhttp_parse_query_str skips empty fields (a stray '&') and
- * decodes %XX, and neither has a place in this body. */
-static const char *check_fields(char *body, struct pending *p)
-{
-	bool have_id = false, have_digest = false;
-	char *field = body, *amp;
-	const char *why;
-
-	for (;;) {
-		amp = strchr(field, '&');
-		if (amp)
-			*amp = '\0';
-		if ((why = check_field(field, p, &have_id, &have_digest)) != NULL)
-			return why;
-		if (!amp)
-			break;
-		field = amp + 1;
-	}
-	if (!have_id || !have_digest)
-		return have_id ? "missing field: digest" : "missing field: id";
-	return NULL;
-}
-
 /* @return NULL if the body is a valid save (filled into p), else why not. */
 static const char *parse_save(struct evhttp_request *req, struct pending *p)
 {
@@ -193,7 +113,7 @@ static const char *parse_save(struct evhttp_request *req, struct pending *p)
 
 	if (!body)
 		return "unreadable body (NUL byte, too big, or out of memory)";
-	why = check_fields(body, p);
+	why = saveproto_parse_form(body, &p->id, p->digest);
 	free(body);
 	return why;
 }
@@ -209,22 +129,18 @@ static void free_pending(struct pending *p)
 	free(p);
 }
 
-static void to_hex(const uint8_t digest[32], char hex[65])
-{
-	for (int b = 0; b < 32; b++)
-		snprintf(hex + 2 * b, 3, "%02x", digest[b]);
-}
-
 static void write_log(struct server *s, const struct pending *p,
 		      int64_t answered_ns)
 {
-	char hex[65];
+	struct saveproto_record r = { .id = p->id, .received_ns = p->received_ns,
+				      .answered_ns = answered_ns };
+	char line[160];
 
 	if (!s->opt.log)
 		return;
-	to_hex(p->digest, hex);
-	fprintf(s->opt.log, "%" PRIu64 " %s %" PRId64 " %" PRId64 "\n", p->id,
-		hex, p->received_ns, answered_ns);
+	saveproto_hex(p->digest, r.digest);
+	if (saveproto_format_record(&r, line, sizeof(line)) > 0)
+		fputs(line, s->opt.log);
 }
 
 /* The end of a save's delay: store it (or refuse a conflicting one). */
@@ -280,7 +196,7 @@ static void admit(struct server *s)
 {
 	struct pending *p;
 
-	while (!s->going_away && s->n.in_flight < (size_t)s->opt.max_in_flight &&
+	while (!s->going_away && s->n.in_flight < (uint64_t)s->opt.max_in_flight &&
 	       (p = TAILQ_FIRST(&s->waiting)) != NULL) {
 		TAILQ_REMOVE(&s->waiting, p, link);
 		s->n.queued--;
@@ -416,7 +332,7 @@ static void handle_get_save(struct server *s, struct evhttp_request *req,
 	uint64_t id;
 	char hex[65];
 
-	if (parse_id(id_text, &id) != 0) {
+	if (saveproto_parse_id(id_text, &id) != 0) {
 		reject(s, req, 400, "Bad Request",
 		       "bad id: expected /saves/N, N a decimal number below 2^64");
 		return;
@@ -425,33 +341,24 @@ static void handle_get_save(struct server *s, struct evhttp_request *req,
 		reject(s, req, 404, "Not Found", "no save with this id");
 		return;
 	}
-	to_hex(digest, hex);
+	saveproto_hex(digest, hex);
 	send_text(req, 200, "OK", "%s\n", hex);
 }
 
 static void handle_stats(struct server *s, struct evhttp_request *req)
 {
-	const struct counts *n = &s->n;
-	struct evbuffer *body = evbuffer_new();
+	struct saveproto_stats st = s->n;
+	char text[1024];
 
-	if (!body) {
-		send_text(req, 503, "Service Unavailable", "out of memory\n");
+	st.cap = (uint64_t)s->opt.max_in_flight;
+	st.delay_ms = (uint64_t)s->opt.delay_ms;
+	if (saveproto_format_stats(&st, text, sizeof(text)) < 0) {
+		send_text(req, 500, "Internal Server Error", "stats do not fit\n");
 		return;
 	}
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 			  "Content-Type", "application/json");
-	evbuffer_add_printf(body,
-		"{\"received\": %" PRIu64 ", \"stored\": %" PRIu64
-		", \"duplicates\": %" PRIu64 ", \"conflicts\": %" PRIu64
-		", \"rejected\": %" PRIu64 ", \"failed\": %" PRIu64
-		", \"dropped\": %" PRIu64 ", \"in_flight\": %zu, \"queued\": %zu"
-		", \"max_in_flight\": %zu, \"max_queued\": %zu, \"cap\": %d"
-		", \"delay_ms\": %d}\n",
-		n->received, n->stored, n->duplicates, n->conflicts, n->rejected,
-		n->failed, n->dropped, n->in_flight, n->queued, n->max_in_flight, n->max_queued,
-		s->opt.max_in_flight, s->opt.delay_ms);
-	evhttp_send_reply(req, 200, "OK", body);
-	evbuffer_free(body);
+	send_body(req, 200, "OK", text);
 }
 
 /* ---- routing ---------------------------------------------------------- */
@@ -476,7 +383,7 @@ static void request_cb(struct evhttp_request *req, void *arg)
 	if (s->going_away)
 		return;
 	if (s->opt.guard && !guard_request_arrived(s->opt.guard, req)) {
-		if (strcmp(path ? path : "", "/save") == 0)
+		if (strcmp(path ? path : "", SAVEPROTO_PATH_SAVE) == 0)
 			s->n.received++;
 		reject(s, req, 400, "Bad Request",
 		       "a NUL byte in the request (its head or body)");
@@ -484,13 +391,14 @@ static void request_cb(struct evhttp_request *req, void *arg)
 	}
 	if (!path)
 		path = "";
-	if (strcmp(path, "/save") == 0) {
+	if (strcmp(path, SAVEPROTO_PATH_SAVE) == 0) {
 		if (method_is(s, req, EVHTTP_REQ_POST, "POST"))
 			handle_save(s, req);
-	} else if (strncmp(path, "/saves/", 7) == 0) {
+	} else if (strncmp(path, SAVEPROTO_PATH_SAVES,
+			   strlen(SAVEPROTO_PATH_SAVES)) == 0) {
 		if (method_is(s, req, EVHTTP_REQ_GET, "GET"))
-			handle_get_save(s, req, path + 7);
-	} else if (strcmp(path, "/stats") == 0) {
+			handle_get_save(s, req, path + strlen(SAVEPROTO_PATH_SAVES));
+	} else if (strcmp(path, SAVEPROTO_PATH_STATS) == 0) {
 		if (method_is(s, req, EVHTTP_REQ_GET, "GET"))
 			handle_stats(s, req);
 	} else {

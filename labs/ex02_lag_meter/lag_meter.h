@@ -8,7 +8,7 @@
  * Stall the loop for 50 ms and the beat that was due inside the stall fires
  * ~50 ms late: the worst lateness is the longest time the loop was busy.
  *
- * Every time the meter reads comes from clock_now_ns() (common/clock.h):
+ * Every time the meter reads comes from clock_now_ns() (common/lib/clock.h):
  * CLOCK_MONOTONIC, or a fake clock when a grader installs one.
  *
  * Why a fixed schedule: a heartbeat re-armed one period after each beat

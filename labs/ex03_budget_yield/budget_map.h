@@ -11,7 +11,7 @@
  * neighbour on the loop waits about one budget, whatever one item costs:
  * 3 us items give hundreds per slice, 300 us items a handful.
  *
- * All times come from clock_now_ns() (common/clock.h), which a grader may
+ * All times come from clock_now_ns() (common/lib/clock.h), which a grader may
  * replace by a fake clock.
  */
 #ifndef EX03_BUDGET_MAP_H

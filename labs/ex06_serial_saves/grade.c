@@ -17,6 +17,7 @@
 #include "evbase.h"
 #include "grade.h"
 #include "save.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 #include "savelab.h"
 #include "trace.h"
@@ -66,12 +67,12 @@ static void read_log(struct world *w)
 	savelab_read_log(&w->lab);
 }
 
-static void get_stats(struct world *w, struct saveproc_stats *st)
+static void get_stats(struct world *w, struct saveproto_stats *st)
 {
 	savelab_stats(&w->lab, st);
 }
 
-static const struct saveproc_record *record_of(const struct world *w, size_t id)
+static const struct saveproto_record *record_of(const struct world *w, size_t id)
 {
 	return savelab_record(&w->lab, id);
 }
@@ -102,7 +103,7 @@ static void run_ok(int rc, const char *which)
  * the previous save's answer.  Orders only: no bound on any duration. */
 static void serial_run_waits_for_each_reply_before_the_next_hash(void **state)
 {
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct world w;
 	const size_t n = 9;
 
@@ -117,7 +118,7 @@ static void serial_run_waits_for_each_reply_before_the_next_hash(void **state)
 		     "it held up to %llu at once: saves were sent before the "
 		     "previous one was answered", (unsigned long long)st.max_in_flight);
 	for (size_t i = 0; i + 1 < n; i++) {
-		const struct saveproc_record *a = record_of(&w, i), *b = record_of(&w, i + 1);
+		const struct saveproto_record *a = record_of(&w, i), *b = record_of(&w, i + 1);
 
 		GRADE_EXPECT(b->received_ns > a->answered_ns,
 			     "save i+1 reaches the server after save i was answered",
@@ -158,7 +159,7 @@ static int64_t batch_min(const struct world *w, size_t from, size_t to,
 	int64_t t = INT64_MAX;
 
 	for (size_t id = from; id < to; id++) {
-		const struct saveproc_record *r = record_of(w, id);
+		const struct saveproto_record *r = record_of(w, id);
 		int64_t v = answered ? r->answered_ns : r->received_ns;
 
 		t = v < t ? v : t;
@@ -172,7 +173,7 @@ static int64_t batch_max(const struct world *w, size_t from, size_t to,
 	int64_t t = INT64_MIN;
 
 	for (size_t id = from; id < to; id++) {
-		const struct saveproc_record *r = record_of(w, id);
+		const struct saveproto_record *r = record_of(w, id);
 		int64_t v = answered ? r->answered_ns : r->received_ns;
 
 		t = v > t ? v : t;
@@ -188,7 +189,7 @@ static int64_t batch_max(const struct world *w, size_t from, size_t to,
  * the first batch's answers.  Orders only. */
 static void batched_run_sends_a_whole_batch_at_once(void **state)
 {
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct world w;
 
 	(void)state;
@@ -301,7 +302,7 @@ static void batch_sizes_outside_1_to_the_maximum_are_refused_untouched(void **st
 #endif
 		SIZE_MAX,
 	};
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct world w;
 
 	(void)state;
@@ -349,7 +350,7 @@ static void expect_failed_run(const struct world *w, int rc, const char *which,
 static void expect_500_stops_the_batches(void)
 {
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct world w;
 
 	o.delay_ms = 10;
@@ -374,7 +375,7 @@ static void expect_500_stops_the_batches(void)
  * own fault: a 500 for id 6, batches of 4. */
 static void a_save_the_server_refuses_makes_the_run_return_minus_1(void **state)
 {
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct world w;
 
 	(void)state;

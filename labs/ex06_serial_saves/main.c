@@ -26,7 +26,7 @@
 #include <string.h>
 
 struct options {
-	struct workload w;         /* --n, --item-ms, ... (common/workload.h) */
+	struct workload w;         /* --n, --item-ms, ... (common/lib/workload.h) */
 	int batch;
 	bool serial, batched, csv;
 };

@@ -21,6 +21,7 @@
 #include "evalloc.h"
 #include "grade.h"
 #include "save.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 #include "savelab.h"
 #include "trace.h"
@@ -141,7 +142,7 @@ static void read_log(struct world *w)
 	savelab_read_log(&w->lab);
 }
 
-static const struct saveproc_record *record_of(const struct world *w, size_t id)
+static const struct saveproto_record *record_of(const struct world *w, size_t id)
 {
 	return savelab_record(&w->lab, id);
 }
@@ -162,7 +163,7 @@ static void expect_every_id(const struct world *w, size_t n)
  * it arrived, beyond items 0 .. i. */
 static long items_late(const struct world *w, size_t i, size_t n)
 {
-	const struct saveproc_record *rec = record_of(w, i);
+	const struct saveproto_record *rec = record_of(w, i);
 	long done = 0;
 
 	for (size_t j = 0; j < n; j++)
@@ -480,7 +481,7 @@ static void expect_done_with(const struct world *w, size_t n, size_t acked,
  */
 static void done_comes_once_when_the_last_save_fails(void **state)
 {
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct world w;
 
 	(void)state;
@@ -539,7 +540,7 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
  */
 static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 {
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct world w;
 
 	(void)state;

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "evbase.h"
 #include "save.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 #include "trace.h"
 #include "workload.h"
@@ -29,7 +30,7 @@
 #include <unistd.h>
 
 struct options {
-	struct workload w;         /* --n, --item-ms, ... (common/workload.h) */
+	struct workload w;         /* --n, --item-ms, ... (common/lib/workload.h) */
 	bool csv;
 };
 
@@ -118,12 +119,12 @@ static void run_until_done(struct run *r)
 static void read_server_side(const char *log, const struct trace *trace,
 			     struct result *res)
 {
-	struct saveproc_record *recs;
+	struct saveproto_record *recs;
 	size_t n;
 	int64_t last_hash = trace_time_ns(trace, trace_len(trace) - 1);
 	int64_t last_answer = last_hash;
 
-	if (saveproc_read_log(log, &recs, &n) != 0)
+	if (saveinspect_read_log(log, &recs, &n) != 0)
 		errx(1, "cannot read the server's log");
 	for (size_t k = 0; k < n; k++) {
 		res->early += recs[k].received_ns < last_hash;
@@ -177,7 +178,7 @@ static struct result run_overlapped(const struct options *o)
 {
 	struct result res = { 0 };
 	struct saveproc server;
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct run r = { .base = evbase_new(EVBASE_PRECISE) };
 	struct hashwork *h = hashwork_new();
 	struct trace *trace = trace_new();
@@ -197,7 +198,7 @@ static struct result run_overlapped(const struct options *o)
 	res.hash_s = (double)r.task.hash_ns / 1e9;
 	if (r.task.acked != (size_t)o->w.n)
 		errx(1, "only %zu of %d saves were stored", r.task.acked, o->w.n);
-	if (saveproc_stats(&server, &st) != 0)
+	if (saveinspect_stats(&server, &st) != 0)
 		errx(1, "GET /stats: %s", server.why);
 	res.max_in_flight = st.max_in_flight;
 	read_server_side(log, trace, &res);

@@ -20,6 +20,7 @@
 #include "evalloc.h"
 #include "grade.h"
 #include "save.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 #include "savelab.h"
 #include "trace.h"
@@ -182,7 +183,7 @@ static const char *expected_yields(size_t n, unsigned k, char *buf, size_t size)
 	return buf[0] ? buf : "(no yield)";
 }
 
-static const struct saveproc_record *record_of(const struct world *w, size_t id)
+static const struct saveproto_record *record_of(const struct world *w, size_t id)
 {
 	return savelab_record(&w->lab, id);
 }
@@ -276,7 +277,7 @@ static int count_waves(const struct world *w)
 
 static int cmp_received(const void *a, const void *b)
 {
-	const struct saveproc_record *x = a, *y = b;
+	const struct saveproto_record *x = a, *y = b;
 
 	return (x->received_ns > y->received_ns) - (x->received_ns < y->received_ns);
 }
@@ -610,7 +611,7 @@ static void expect_done_with(const struct world *w, size_t n, size_t acked,
  */
 static void done_comes_once_when_the_last_save_fails(void **state)
 {
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct world w;
 
 	(void)state;
@@ -659,7 +660,7 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
  */
 static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 {
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct world w;
 	char got[256];
 	const char *g;

@@ -21,6 +21,7 @@
 #include "clock.h"
 #include "evbase.h"
 #include "save.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 #include "trace.h"
 #include "workload.h"
@@ -37,7 +38,7 @@
 #define MAX_CADENCES 12
 
 struct options {
-	struct workload w;         /* --n, --item-ms, ... (common/workload.h) */
+	struct workload w;         /* --n, --item-ms, ... (common/lib/workload.h) */
 	int budget_ms;
 	struct cadence cadences[MAX_CADENCES];
 	size_t n_cadences;
@@ -220,10 +221,10 @@ static int start_server(const struct options *o, struct saveproc *server,
 static size_t count_late(const char *log, const struct trace *trace)
 {
 	int64_t last_hash = trace_time_ns(trace, trace_len(trace) - 1);
-	struct saveproc_record *recs;
+	struct saveproto_record *recs;
 	size_t n, late = 0;
 
-	if (saveproc_read_log(log, &recs, &n) != 0)
+	if (saveinspect_read_log(log, &recs, &n) != 0)
 		errx(1, "cannot read the server's log");
 	for (size_t k = 0; k < n; k++)
 		late += recs[k].received_ns > last_hash;

@@ -131,10 +131,10 @@ answers_checks() {
 		fail "the handout holds lines of a reference: $(head -5 "$tmp/answers.log" | tr '\n' ' ')"
 	rm -rf "$planted" && cp -a "$h" "$planted"
 	line=$(grep -m1 'next_due_ns +=' "$repo/solutions/ex02_lag_meter/lag_meter.c")
-	printf '%s\n' "$line" >>"$planted/common/clock.c"
+	printf '%s\n' "$line" >>"$planted/common/lib/clock.c"
 	python3 "$repo/common/workflow/answers.py" "$repo" "$planted" >"$tmp/answers-planted.log" 2>&1
-	[ $? -eq 1 ] && grep -q '^common/clock.c:.*solutions/ex02_lag_meter/lag_meter.c' "$tmp/answers-planted.log" &&
-		pass "the answer scan finds a line of ex02's reference planted in common/clock.c" ||
+	[ $? -eq 1 ] && grep -q '^common/lib/clock.c:.*solutions/ex02_lag_meter/lag_meter.c' "$tmp/answers-planted.log" &&
+		pass "the answer scan finds a line of ex02's reference planted in common/lib/clock.c" ||
 		fail "the answer scan missed a planted line: $(head -3 "$tmp/answers-planted.log" | tr '\n' ' ')"
 }
 

@@ -18,6 +18,7 @@
 #include "evbase.h"
 #include "hashwork.h"
 #include "save.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 
 #include <event2/event.h>
@@ -130,11 +131,11 @@ static void temp_path(char *path, size_t size)
 
 static void expect_log(const char *path, size_t n, int64_t delay_ns)
 {
-	struct saveproc_record *r;
+	struct saveproto_record *r;
 	size_t got;
 	int seen[MAX_SAVES] = { 0 };
 
-	assert_int_equal(saveproc_read_log(path, &r, &got), 0);
+	assert_int_equal(saveinspect_read_log(path, &r, &got), 0);
 	assert_int_equal(got, n);
 	for (size_t i = 0; i < got; i++) {
 		char hex[65];
@@ -154,7 +155,7 @@ static void hundred_twenty_saves_drain_in_twelve_waves(void **state)
 {
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char log[256], hex[65], got[65];
@@ -172,16 +173,16 @@ static void hundred_twenty_saves_drain_in_twelve_waves(void **state)
 	assert_int_equal(t.ok, 120);
 	assert_true(took >= 550 * CLOCK_NS_PER_MS);
 	assert_true(took < bound_ns(3000));
-	assert_int_equal(saveproc_stats(&p, &st), 0);
+	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.received, 120);
 	assert_int_equal(st.stored, 120);
 	assert_int_equal(st.max_in_flight, 10);
 	for (uint64_t id = 0; id < 120; id++) {
 		digest_of(id, hex);
-		assert_int_equal(saveproc_get(&p, id, got), 200);
+		assert_int_equal(saveinspect_get(&p, id, got), 200);
 		assert_string_equal(got, hex);
 	}
-	assert_int_equal(saveproc_get(&p, 120, got), 404);
+	assert_int_equal(saveinspect_get(&p, 120, got), 404);
 	stop_server(&p);
 	expect_log(log, 120, 50 * CLOCK_NS_PER_MS);
 	unlink(log);
@@ -195,8 +196,8 @@ static void saves_beyond_the_pool_leave_in_fifo_order(void **state)
 {
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct saveproc_record *r;
-	struct saveproc_stats st;
+	struct saveproto_record *r;
+	struct saveproto_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char log[256];
@@ -210,10 +211,10 @@ static void saves_beyond_the_pool_leave_in_fifo_order(void **state)
 	assert_int_equal(save_client_outstanding(c), 8);
 	assert_int_equal(save_client_drain(c), 0);
 	assert_int_equal(save_client_outstanding(c), 0);
-	assert_int_equal(saveproc_stats(&p, &st), 0);
+	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.max_in_flight, 1);
 	stop_server(&p);
-	assert_int_equal(saveproc_read_log(log, &r, &n), 0);
+	assert_int_equal(saveinspect_read_log(log, &r, &n), 0);
 	assert_int_equal(n, 8);
 	for (size_t i = 0; i < n; i++) {
 		assert_int_equal(r[i].id, i);
@@ -285,7 +286,7 @@ static void a_conflicting_save_gets_409_and_a_repeat_is_accepted(void **state)
 {
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char a[65], b[65], got[65];
@@ -302,9 +303,9 @@ static void a_conflicting_save_gets_409_and_a_repeat_is_accepted(void **state)
 	assert_int_equal(t.ok, 2);
 	assert_int_equal(t.failed, 1);
 	assert_string_equal(t.last_why, "HTTP 409");
-	assert_int_equal(saveproc_get(&p, 1, got), 200);
+	assert_int_equal(saveinspect_get(&p, 1, got), 200);
 	assert_string_equal(got, a);
-	assert_int_equal(saveproc_stats(&p, &st), 0);
+	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.stored, 1);
 	assert_int_equal(st.conflicts, 1);
 	assert_int_equal(st.duplicates, 1);
@@ -434,7 +435,7 @@ static void saves_after_a_long_slice_are_all_stored(void **state)
 {
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct slice_run r = { .slow_done_at = 15 };
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct saveproc p;
 
 	(void)state;
@@ -448,7 +449,7 @@ static void saves_after_a_long_slice_are_all_stored(void **state)
 	assert_int_equal(r.t.ok, 40);
 	for (int id = 0; id < 40; id++)
 		assert_int_equal(r.t.calls_of[id], 1);
-	assert_int_equal(saveproc_stats(&p, &st), 0);
+	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.stored, 40);
 	assert_int_equal(st.received, 40);
 	save_client_free(r.c);

@@ -18,6 +18,7 @@
 #include "evbase.h"
 #include "hashwork.h"
 #include "save.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 
 #include <event2/event.h>
@@ -130,11 +131,11 @@ static void expect_each_done_once(const struct tally *t, size_t n)
 static void expect_log_matches(struct saveproc *p, const struct tally *t,
 			       size_t n, bool exact)
 {
-	struct saveproc_record *r;
+	struct saveproto_record *r;
 	size_t got, stored = 0;
 	bool logged[MAX_SAVES] = { false };
 
-	assert_int_equal(saveproc_read_own_log(p, &r, &got), 0);
+	assert_int_equal(saveinspect_read_own_log(p, &r, &got), 0);
 	for (size_t i = 0; i < got; i++) {
 		assert_true(r[i].id < n);
 		logged[r[i].id] = true;
@@ -157,7 +158,7 @@ static void run_fail_ids(int status, const char *want_why)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char hex[65];
@@ -177,9 +178,9 @@ static void run_fail_ids(int status, const char *want_why)
 		assert_int_equal(t.ok_of[id], !failing);
 		if (failing)
 			assert_string_equal(t.why_of[id], want_why);
-		assert_int_equal(saveproc_get(&p, id, hex), failing ? 404 : 200);
+		assert_int_equal(saveinspect_get(&p, id, hex), failing ? 404 : 200);
 	}
-	assert_int_equal(saveproc_stats(&p, &st), 0);
+	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.received, 20);
 	assert_int_equal(st.stored, 16);
 	assert_int_equal(st.failed, 4);
@@ -209,7 +210,7 @@ static void a_failing_id_fails_again_on_retry(void **state)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct saveproc p;
 	struct save_client *c;
 	char hex[65];
@@ -225,7 +226,7 @@ static void a_failing_id_fails_again_on_retry(void **state)
 		assert_int_equal(save_client_drain(c), -1);
 	}
 	assert_int_equal(t.failed, 3);
-	assert_int_equal(saveproc_stats(&p, &st), 0);
+	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.failed, 3);
 	assert_int_equal(st.stored, 0);
 	save_client_free(c);
@@ -243,7 +244,7 @@ static void close_after_drops_every_later_save_once(void **state)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct saveproc p;
 	struct save_client *c;
 
@@ -260,7 +261,7 @@ static void close_after_drops_every_later_save_once(void **state)
 		if (id >= 5)
 			assert_string_equal(t.why_of[id], "connection closed");
 	}
-	assert_int_equal(saveproc_stats(&p, &st), 0);
+	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.received, 12);
 	assert_int_equal(st.dropped, 7);
 	assert_int_equal(st.stored, 5);
@@ -276,7 +277,7 @@ static void close_at_once_drops_the_first_save(void **state)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	struct saveproc p;
 	struct save_client *c;
 
@@ -288,7 +289,7 @@ static void close_at_once_drops_the_first_save(void **state)
 	assert_int_equal(save_client_drain(c), -1);
 	expect_each_done_once(&t, 6);
 	assert_int_equal(t.failed, 6);
-	assert_int_equal(saveproc_stats(&p, &st), 0);
+	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.dropped, 6);
 	assert_int_equal(st.stored, 0);
 	save_client_free(c);
@@ -408,7 +409,7 @@ static void jitter_spreads_the_delays(void **state)
 	struct saveproc_options o = SAVEPROC_DEFAULTS;
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct tally t = { 0 };
-	struct saveproc_record *r;
+	struct saveproto_record *r;
 	struct saveproc p;
 	struct save_client *c;
 	int64_t lo = INT64_MAX, hi = 0;
@@ -423,7 +424,7 @@ static void jitter_spreads_the_delays(void **state)
 	c = client_for(base, p.port, 30, 0);
 	save_range(c, 0, 30, &t);
 	assert_int_equal(save_client_drain(c), 0);
-	assert_int_equal(saveproc_read_own_log(&p, &r, &n), 0);
+	assert_int_equal(saveinspect_read_own_log(&p, &r, &n), 0);
 	assert_int_equal(n, 30);
 	for (size_t i = 0; i < n; i++) {
 		int64_t wait = r[i].answered_ns - r[i].received_ns;

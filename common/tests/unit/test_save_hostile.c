@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "clock.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 
 #include <arpa/inet.h>
@@ -214,7 +215,7 @@ static void a_nul_byte_in_a_header_is_refused(void **state)
 
 	(void)state;
 	expect_outcome(&h, exchange(head, sizeof(head) - 1, false));
-	assert_int_equal(saveproc_get(&server, 9, hex), 404);
+	assert_int_equal(saveinspect_get(&server, 9, hex), 404);
 }
 
 /* Slowloris: a head that grows by one byte every 300 ms (under the 500 ms
@@ -263,9 +264,9 @@ static void a_client_that_leaves_while_its_save_waits(void **state)
 	assert_int_equal(send(fd, save, strlen(save), MSG_NOSIGNAL), (ssize_t)strlen(save));
 	clock_sleep_ns(20 * CLOCK_NS_PER_MS);
 	close(fd);
-	while (saveproc_get(&server, 77, hex) == 404 && clock_monotonic_ns() < deadline)
+	while (saveinspect_get(&server, 77, hex) == 404 && clock_monotonic_ns() < deadline)
 		clock_sleep_ns(20 * CLOCK_NS_PER_MS);
-	assert_int_equal(saveproc_get(&server, 77, hex), 200);
+	assert_int_equal(saveinspect_get(&server, 77, hex), 200);
 }
 
 /* After all that, a normal save is stored and the counters add up. */
@@ -274,14 +275,14 @@ static void a_normal_save_still_works_afterwards(void **state)
 	static const char save[] =
 		"POST /save HTTP/1.1\r\nHost: x\r\n" FORM "Content-Length: 76\r\n\r\n"
 		"id=5&digest=" DIGEST;
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 	char hex[65];
 
 	(void)state;
 	assert_int_equal(exchange(save, strlen(save), false), 201);
-	assert_int_equal(saveproc_get(&server, 5, hex), 200);
+	assert_int_equal(saveinspect_get(&server, 5, hex), 200);
 	assert_string_equal(hex, DIGEST);
-	assert_int_equal(saveproc_stats(&server, &st), 0);
+	assert_int_equal(saveinspect_stats(&server, &st), 0);
 	/* every case above that reached a handler was counted as rejected */
 	assert_true(st.rejected >= 12);
 	assert_int_equal(st.stored, 2);

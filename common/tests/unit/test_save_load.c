@@ -14,6 +14,7 @@
 #include "evbase.h"
 #include "hashwork.h"
 #include "save.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 
 #include <event2/event.h>
@@ -79,10 +80,10 @@ static void save_ids(struct save_client *c, uint64_t from, uint64_t to,
 static void expect_log_complete(const char *path)
 {
 	static unsigned char seen[N_SAVES];
-	struct saveproc_record *r;
+	struct saveproto_record *r;
 	size_t n;
 
-	assert_int_equal(saveproc_read_log(path, &r, &n), 0);
+	assert_int_equal(saveinspect_read_log(path, &r, &n), 0);
 	assert_int_equal(n, N_SAVES);
 	memset(seen, 0, sizeof(seen));
 	for (size_t i = 0; i < n; i++) {
@@ -110,14 +111,14 @@ static void start_server(struct saveproc *p, char *log, size_t size)
 
 static void expect_nothing_lost(const struct load *l, struct saveproc *p)
 {
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 
 	if (l->failed)
 		fail_msg("%zu saves failed, the first with '%s'", l->failed, l->first_why);
 	assert_int_equal(l->ok, N_SAVES);
 	for (size_t id = 0; id < N_SAVES; id++)
 		assert_int_equal(l->calls_of[id], 1);
-	assert_int_equal(saveproc_stats(p, &st), 0);
+	assert_int_equal(saveinspect_stats(p, &st), 0);
 	assert_int_equal(st.received, N_SAVES);
 	assert_int_equal(st.stored, N_SAVES);
 	assert_int_equal(st.max_in_flight, CAP);

@@ -27,6 +27,7 @@
 #define YIELDLAB_SAVELAB_H
 
 #include "hashwork.h"
+#include "saveinspect.h"
 #include "saveproc.h"
 
 #include <stdbool.h>
@@ -45,7 +46,7 @@ struct savelab {
 	struct trace *trace;          /* "h<i>" from the lab, "s<i>" when the
 					 save of i is queued, "|" per yield
 					 (the lab's counting yield) */
-	struct saveproc_record *recs;     /* the log, once read */
+	struct saveproto_record *recs;     /* the log, once read */
 	size_t n_recs;
 	int conflicts_planted;        /* saves the world made itself */
 };
@@ -72,13 +73,13 @@ void savelab_new_trace(struct savelab *w);
 void savelab_read_log(struct savelab *w);
 
 /* The log's record of id, or NULL. */
-const struct saveproc_record *savelab_record(const struct savelab *w, uint64_t id);
+const struct saveproto_record *savelab_record(const struct savelab *w, uint64_t id);
 
 /* When the trace says item i's hash completed (ns), or -1. */
 int64_t savelab_hashed_at(const struct savelab *w, size_t i);
 
 /* GET /stats (fails the test if the server does not answer). */
-void savelab_stats(struct savelab *w, struct saveproc_stats *st);
+void savelab_stats(struct savelab *w, struct saveproto_stats *st);
 
 /* Fails unless the log holds exactly ids 0 .. n-1, each once. */
 void savelab_expect_every_id(const struct savelab *w, size_t n);
@@ -98,7 +99,7 @@ bool savelab_run(struct savelab *w, bool (*busy)(void *arg), void *arg,
 		 int64_t limit_ms);
 
 /* libevent blocks (common/grade/evalloc.h) that a world of one save
- * leaves allocated once it is freed: 0, or 1 while common/save.c frees
+ * leaves allocated once it is freed: 0, or 1 while common/lib/save.c frees
  * libevent's evhttp_uriencode string with free(), which the counter never
  * sees.  Measured each time, so a leak check that allows this many per
  * save holds before and after that is fixed. */

@@ -1,11 +1,12 @@
 #include "save.h"
 
+#include "saveproto.h"
+
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -322,7 +323,8 @@ static void send_op(struct save_client *c, struct slot *slot, struct save_op *op
 	/* A refused connect may call complete_cb inside this call: that is
 	 * why sending happens in pump_cb, never inside save_client_save.  -1
 	 * (no socket could be made) comes without a callback: fail it here. */
-	if (evhttp_make_request(slot->conn, req, EVHTTP_REQ_POST, "/save") != 0)
+	if (evhttp_make_request(slot->conn, req, EVHTTP_REQ_POST,
+				SAVEPROTO_PATH_SAVE) != 0)
 		finish(op, "could not send the request");
 }
 
@@ -353,16 +355,6 @@ static void pump_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-static char *form_body(uint64_t id, const char *digest_hex)
-{
-	char *digest = evhttp_uriencode(digest_hex, -1, 0), *body = NULL;
-
-	if (digest && asprintf(&body, "id=%" PRIu64 "&digest=%s", id, digest) < 0)
-		body = NULL;
-	free(digest);
-	return body;
-}
-
 int save_client_save(struct save_client *c, uint64_t id, const char *digest_hex,
 		     save_done_fn done, void *arg)
 {
@@ -371,7 +363,7 @@ int save_client_save(struct save_client *c, uint64_t id, const char *digest_hex,
 	if (!digest_hex || !done || c->closing)
 		return -1;
 	op = calloc(1, sizeof(*op));
-	if (!op || !(op->body = form_body(id, digest_hex))) {
+	if (!op || !(op->body = saveproto_form_new(id, digest_hex))) {
 		free(op);
 		return -1;
 	}

@@ -1,6 +1,8 @@
 /*
  * saveproc: the save server (build/bin/saveserver) as a child process of a
- * grader or an experiment.
+ * grader or an experiment: start it, fail it on purpose, stop it.  What it
+ * received (its counters, its saves, its log) is read through
+ * saveinspect.h; the formats are saveproto.h's.
  *
  * The server binds 127.0.0.1 on a free port; saveproc_start returns once it
  * has printed its ready line.  The child stays in the caller's process group
@@ -9,23 +11,16 @@
  * a crashed or killed grader: call saveproc_start from the main thread, or
  * from a thread that lives as long as the server.
  *
- * The binary is the first that exists of: $YIELDLAB_SAVESERVER,
- * <dir of this program>/saveserver, <dir of this program>/../bin/saveserver,
- * <dir of this program>/../../../bin/saveserver (graders of wrong solutions).
- *
- * The log (saveproc_options.log_path) has one line per stored save, written
- * as it is stored and before its 201 is sent:
- *     id digest received_ns answered_ns
- * id in decimal, digest as 64 lowercase hex digits, and two CLOCK_MONOTONIC
- * times in ns (clock_monotonic_ns(), comparable across processes on one
- * machine): when the request arrived at the server (fully read), and when
- * its 201 was sent.  Only saves answered 201 are logged; a repeated save
- * (200 "already stored") and a conflicting one (409) are not.
+ * The binary is $YIELDLAB_SAVESERVER when set (the grade runner sets it,
+ * for a grader it runs from memory), else the server this build made: its
+ * path comes from make (SAVEPROC_SERVER_PATH, common/saveserver/
+ * saveserver.mk), never guessed from where the caller sits.  The path is
+ * absolute: a build tree moved elsewhere after it was built looks for the
+ * server where it was (the grade runner's own setting still finds it).
  */
 #ifndef YIELDLAB_SAVEPROC_H
 #define YIELDLAB_SAVEPROC_H
 
-#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -70,56 +65,18 @@ struct saveproc {
 	pid_t pid;            /* 0 when not running */
 	int port;             /* the server's port on 127.0.0.1 */
 	int log_fd;           /* the private log (saveproc_start_logged), or -1 */
-	char why[256];        /* what went wrong, after a -1 (also written by
-				 the const functions: a diagnostic, not state) */
+	char why[256];        /* what went wrong, after a -1 (here or in
+				 saveinspect) */
 	int frozen;           /* saveproc_freeze'd and not thawed */
-};
-
-/* The counters of GET /stats (see common/saveserver/README.md). */
-struct saveproc_stats {
-	uint64_t received;       /* POST /save requests that arrived */
-	uint64_t stored;         /* saves stored (answered 201) */
-	uint64_t duplicates;     /* repeats of a stored save (answered 200) */
-	uint64_t conflicts;      /* saves of a stored id with another digest (409) */
-	uint64_t rejected;       /* requests answered with a 4xx by the handlers */
-	uint64_t failed;         /* saves failed on purpose (fail_ids) */
-	uint64_t dropped;        /* saves whose connection was closed (close_after) */
-	uint64_t in_flight;      /* saves on their delay timer now */
-	uint64_t queued;         /* saves waiting for a slot now */
-	uint64_t max_in_flight;  /* the most ever held at once (<= cap) */
-	uint64_t max_queued;     /* the most ever waiting at once */
-	uint64_t cap;            /* --max-in-flight */
-	uint64_t delay_ms;       /* --delay-ms */
-};
-
-/* One line of the server's log. */
-struct saveproc_record {
-	uint64_t id;
-	char digest[65];
-	int64_t received_ns, answered_ns;
 };
 
 /*
  * Starts the server with o and waits (up to 10 s, scaled by
- * YIELDLAB_TIMEOUT_SCALE) for its line "listening 127.0.0.1:PORT".
+ * YIELDLAB_TIMEOUT_SCALE) for its ready line (saveproto.h).
  * @return 0 with p->pid and p->port set, or -1 with p->why set (and no
  * child left running).
  */
 int saveproc_start(struct saveproc *p, const struct saveproc_options *o);
-
-/*
- * GET /stats, blocking (up to 5 s): for graders and experiments between
- * loop runs, never from inside a callback of a loop that talks to the
- * server.  @return 0, or -1 with p->why set.
- */
-int saveproc_stats(const struct saveproc *p, struct saveproc_stats *out);
-
-/*
- * GET /saves/id, blocking (up to 5 s).  On 200 the stored digest (64 hex
- * digits) is copied into hex.  @return the HTTP status (200, 404, ...), or
- * -1 with p->why set.
- */
-int saveproc_get(const struct saveproc *p, uint64_t id, char hex[65]);
 
 /*
  * Stops the server: SIGTERM, then waits up to 5 s (then SIGKILL).
@@ -133,7 +90,7 @@ int saveproc_stop(struct saveproc *p);
  * mid-run.  Its open connections are closed by the kernel, so a client sees
  * its requests in flight fail ("connection closed") and later connects
  * refused on p->port, which is kept.  The private log stays readable
- * (saveproc_read_own_log) until saveproc_stop, which still must be called
+ * (saveinspect_read_own_log) until saveproc_stop, which still must be called
  * (it returns 0 after a kill).  Safe from a loop callback: it blocks only
  * until the kernel has ended the process (about a millisecond).
  * @return 0, or -1 (p->why set) if the server was not running.
@@ -158,17 +115,13 @@ int saveproc_thaw(struct saveproc *p);
  */
 int saveproc_start_logged(struct saveproc *p, const struct saveproc_options *o);
 
-/* Reads the private log of a server started with saveproc_start_logged,
- * as saveproc_read_log does.  @return 0, or -1 (p->why set). */
-int saveproc_read_own_log(struct saveproc *p, struct saveproc_record **out,
-			  size_t *n);
+/* Writes why into p->why (printf-style) and returns -1: for saveproc and
+ * saveinspect, which report through the same p. */
+int saveproc_fail(struct saveproc *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-/*
- * Reads a server log into *out (malloc'd array the caller frees; NULL when
- * empty) and its length into *n, in file order.
- * @return 0, or -1 when the file cannot be read or a line is malformed
- * (errno: EINVAL for a malformed line).
- */
-int saveproc_read_log(const char *path, struct saveproc_record **out, size_t *n);
+/* ms stretched by YIELDLAB_TIMEOUT_SCALE (>= 1) for slow machines, as the
+ * graders' timeouts are. */
+int64_t saveproc_scaled_ms(int64_t ms);
 
 #endif

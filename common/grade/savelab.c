@@ -78,11 +78,11 @@ void savelab_read_log(struct savelab *w)
 {
 	free(w->recs);
 	w->recs = NULL;
-	GRADE_EXPECT(saveproc_read_own_log(&w->server, &w->recs, &w->n_recs) == 0,
+	GRADE_EXPECT(saveinspect_read_own_log(&w->server, &w->recs, &w->n_recs) == 0,
 		     "the server's log can be read", "it could not be read");
 }
 
-const struct saveproc_record *savelab_record(const struct savelab *w, uint64_t id)
+const struct saveproto_record *savelab_record(const struct savelab *w, uint64_t id)
 {
 	for (size_t k = 0; k < w->n_recs; k++)
 		if (w->recs[k].id == id)
@@ -100,9 +100,9 @@ int64_t savelab_hashed_at(const struct savelab *w, size_t i)
 	return at < 0 ? -1 : trace_time_ns(w->trace, (size_t)at);
 }
 
-void savelab_stats(struct savelab *w, struct saveproc_stats *st)
+void savelab_stats(struct savelab *w, struct saveproto_stats *st)
 {
-	GRADE_EXPECT(saveproc_stats(&w->server, st) == 0,
+	GRADE_EXPECT(saveinspect_stats(&w->server, st) == 0,
 		     "the server answers GET /stats", "%s", w->server.why);
 }
 
@@ -129,7 +129,7 @@ void savelab_expect_every_id(const struct savelab *w, size_t n)
 
 static void expect_digest_of(struct savelab *w, size_t id, uint64_t links)
 {
-	const struct saveproc_record *rec = savelab_record(w, id);
+	const struct saveproto_record *rec = savelab_record(w, id);
 	const char *stored = rec ? rec->digest : "(nothing)";
 	char want[HASHWORK_HEX_LEN + 1], got[HASHWORK_HEX_LEN + 1];
 	uint8_t d[HASHWORK_DIGEST_LEN];
@@ -141,7 +141,7 @@ static void expect_digest_of(struct savelab *w, size_t id, uint64_t links)
 		     "id i is stored with item i's own digest",
 		     "id %zu holds %.16s..., item %zu hashes to %.16s...", id,
 		     stored, id, want);
-	GRADE_EXPECT(saveproc_get(&w->server, id, got) == 200 &&
+	GRADE_EXPECT(saveinspect_get(&w->server, id, got) == 200 &&
 		     strcmp(got, want) == 0,
 		     "GET /saves/i returns item i's digest",
 		     "GET /saves/%zu did not", id);
@@ -149,7 +149,7 @@ static void expect_digest_of(struct savelab *w, size_t id, uint64_t links)
 
 void savelab_expect_digests(struct savelab *w, size_t n, uint64_t links)
 {
-	struct saveproc_stats st;
+	struct saveproto_stats st;
 
 	savelab_stats(w, &st);
 	savelab_read_log(w);

@@ -5,7 +5,7 @@
 # stubs, so each submission compiles only its own student files.
 #
 # YIELDLAB_AUTOGRADER_ROOT replaces /autograder (make check simulates one).
-set -u
+set -euo pipefail
 root=${YIELDLAB_AUTOGRADER_ROOT:-/autograder}
 src="$root/source"
 mapfile -t pkgs < <(bash "$src/yieldlab/common/packages.sh" build grade)

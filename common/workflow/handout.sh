@@ -9,7 +9,7 @@
 # CSVs in data/ and the rendered charts plots/*.png|svg — unless a README
 # names the file, which is the README saying why it is there.  The chart
 # scripts plots/*.gp stay: students draw their own data with them.
-set -u
+set -euo pipefail
 here=$(dirname "$0")
 . "$here/lib.sh"
 

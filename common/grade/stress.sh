@@ -7,8 +7,9 @@
 #                          [-s address|thread] [LAB ...]
 #
 # Defaults: 20 runs, one busy loop per core, one lab at a time, every lab,
-# plain build.  -j 2 grades two labs at once, as `make -j2 grade` does, so
-# a real-time test that loses its margin beside another lab shows here.
+# plain build.  -j 2: each run is a `make -j2 grade SOL=1` (two labs at
+# once), so a real-time test that loses its margin beside another lab
+# shows here.
 # set -u only: a run below full marks is counted and the next run goes on.
 set -u
 cd "$(dirname "$0")/../.." || exit 3
@@ -37,11 +38,10 @@ B=${BUILD:-build}
 dir=$B${san:+/san-$san}
 make -s BUILD="$B" ${san:+SAN=$san} graders || exit 3
 
+labs_info=$(make -s --no-print-directory labs-info LAB= | tail -n +2)
+[ -n "$labs_info" ] || { echo "$0: make labs-info listed no lab" >&2; exit 3; }
 labs=("$@")
-if [ ${#labs[@]} -eq 0 ]; then
-	mapfile -t labs < <(make -s --no-print-directory labs-info LAB= | awk 'NR > 1 { print $1 }')
-	[ ${#labs[@]} -gt 0 ] || { echo "$0: make labs-info listed no lab" >&2; exit 3; }
-fi
+[ ${#labs[@]} -gt 0 ] || mapfile -t labs < <(awk '{ print $1 }' <<<"$labs_info")
 
 busy=()
 for ((i = 0; i < load; i++)); do
@@ -54,47 +54,48 @@ tmp=$(mktemp -d)
 bad=0
 start=$(date +%s)
 
-# One lab's reference graded into $tmp/RUN-ID; its exit status in .rc.
-grade_one() {
-	local out="$tmp/$1-$2"
-	"$dir/grader/$2-sol" --out "$out" >"$out.log" 2>&1
-	echo $? >"$out.rc"
+# -j 1: each lab's reference grader, run directly, one lab after another.
+grade_run_one_by_one() {
+	local r=$1 id out
+	for id in "${labs[@]}"; do
+		out="$tmp/$r-$id"
+		"$dir/grader/$id-sol" --out "$out" >"$out.log" 2>&1
+		report_bad "$r" "$id" "$out"
+	done
 }
 
-# Names the failing tests of a run's lab, from the results it wrote.
-report_bad() {
-	local out="$tmp/$1-$2" lab
-	echo "run $1 $2: not full marks:"
-	for lab in $("$B"/bin/grade-run report --out "$out" 2>/dev/null |
-		awk '/^  ex/ { print $1 }'); do
-		"$B"/bin/grade-run tags --out "$out" --lab "$lab" |
-			awk -v l="$lab" '$2 != "pass" { print "    " l "/" $1 ": " $2 }'
+# -j N: one `make -jN grade SOL=1` of the labs, the way a student grades in
+# parallel (the runner's --jobs, TSan reruns included), into its own folder.
+grade_run_in_parallel() {
+	local r=$1 out="$tmp/$1" id
+	make -s --no-print-directory -j"$jobs" BUILD="$B" ${san:+SAN=$san} SOL=1 \
+		LAB="$(IFS=,; echo "${labs[*]}")" GRADE_DIR="$out" grade >"$out.log" 2>&1
+	for id in "${labs[@]}"; do
+		report_bad "$r" "$id" "$out"
 	done
+}
+
+# report_bad RUN ID OUT: counts and names the lab's tests that did not pass
+# in results folder OUT (a lab with no signed result counts as well).
+report_bad() {
+	local lab fails count
+	lab=$(awk -v id="$2" '$1 == id { print $2 }' <<<"$labs_info")
+	fails=$("$dir"/bin/grade-run tags --out "$3" --lab "$lab" 2>/dev/null |
+		awk -v l="$lab" '$2 != "pass" { print "    " l "/" $1 ": " $2 }')
+	count=$("$dir"/bin/grade-run field --out "$3" --lab "$lab" 5 2>/dev/null)
+	[ -z "$fails" ] && [ -n "$count" ] && return 0
+	bad=$((bad + 1))
+	echo "run $1 $2: not full marks:"
+	echo "${fails:-    no signed result; the end of the log:}"
+	[ -n "$fails" ] || tail -5 "$3.log" | sed 's/^/      /'
 }
 
 for ((r = 1; r <= runs; r++)); do
-	# Up to $jobs labs at once; a new one starts as soon as one ends (the
-	# busy loops are jobs too, so the graders' pids are counted apart).
-	running=()
-	for id in "${labs[@]}"; do
-		while [ ${#running[@]} -ge "$jobs" ]; do
-			wait -n "${running[@]}"
-			still=()
-			for pid in "${running[@]}"; do
-				kill -0 "$pid" 2>/dev/null && still+=("$pid")
-			done
-			running=("${still[@]}")
-		done
-		grade_one "$r" "$id" &
-		running+=($!)
-	done
-	wait "${running[@]}"
-	for id in "${labs[@]}"; do
-		if [ "$(cat "$tmp/$r-$id.rc")" != 0 ]; then
-			bad=$((bad + 1))
-			report_bad "$r" "$id"
-		fi
-	done
+	if [ "$jobs" -gt 1 ]; then
+		grade_run_in_parallel "$r"
+	else
+		grade_run_one_by_one "$r"
+	fi
 	printf 'run %d/%d done\n' "$r" "$runs" >&2
 done
 rm -rf "$tmp"

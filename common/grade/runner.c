@@ -953,7 +953,7 @@ static int parse_args(struct opts *op, int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) {
 			op->jobs = atoi(argv[++i]);
-			if (op->jobs < 1 || op->jobs > MAX_LABS)
+			if (op->jobs < 1)
 				return -1;
 			continue;
 		}

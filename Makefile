@@ -230,6 +230,9 @@ alt-graders: $(ALT_GRADERS)
 # failing tests are the normal state of a lab in progress, so the exit
 # status is 0 once grading ran.  Always: 2 bad arguments, 3 the harness
 # itself failed, 4 graded but the output was cut (`| head`), 130 interrupted.
+# make -jN grade grades N labs at once (the runner's --jobs): each lab's
+# report still prints whole and in lab order, and the results are the same.
+# Plain `make grade` stays one lab at a time (labs/README.md says why).
 STRICT ?= $(SOL)
 GRADE_DIR := $(O)/grade
 SEL_PROGRAMS := $(patsubst %,$(O)/bin/%$(SUFFIX),$(call ids,$(SELECTED)))
@@ -256,7 +259,8 @@ grade: $(SEL_GRADERS) $(SEL_LISTERS) $(SEL_APIS) $(SEL_PROGRAMS) $(GRADE_RUN)
 		$(foreach l,$(SELECTED),$(call student_obj,$(l))) >&2 || exit 3;) \
 	$(if $(TSAN_LABS),$(MAKE) -s --no-print-directory SAN=thread \
 		$(foreach l,$(TSAN_LABS),$(call tsan_grader,$(l))) >&2 || exit 3;) \
-	status=0; $(GRADE_RUN) grade --out $(GRADE_DIR) --rerun '$(RERUN)' \
+	jobs=$$(. $(WORKFLOW)/lib.sh && wf_jobs); status=0; \
+	$(GRADE_RUN) grade --out $(GRADE_DIR) --rerun '$(RERUN)' --jobs $$jobs \
 		--seal common/grade/seal.sh $(if $(LAB),,--fresh) \
 		$(if $(T),--only '$(T)') $(if $(TEST),--test '$(TEST)') \
 		$(foreach l,$(SELECTED),$(call lab_args,$(l))) || status=$$?; \
@@ -270,6 +274,7 @@ help:
 	@echo 'yieldlab targets:'
 	@echo '  make                 build every program and grader (build/bin, build/grader)'
 	@echo '  make grade           grade your labs (labs/); results in build/grade/'
+	@echo '  make -j2 grade       ... two labs at once (each lab'"'"'s report still whole, in order)'
 	@echo '       LAB=ex01        ... only one lab'
 	@echo '       T=substring     ... only the tests whose name contains substring'
 	@echo '       TEST=name       ... only the test with exactly that name'
@@ -295,6 +300,7 @@ help:
 	@echo '  make mutants         mutation score of every grader (LAB=exNN: some labs)'
 	@echo '  make wrong-show W=<lab>/<mistake>   a wrong solution as a drop-in file'
 	@echo '  make new-lab NAME=exNN_topic        a new lab from the template'
+	@echo '  make labs-info       every lab'"'"'s metadata, one line each (LAB= narrows; common/CONTRIBUTING.md)'
 	@echo '  make clean           remove build/ and dist/'
 	@echo 'knobs: WERROR=0 (warnings in the suite'"'"'s code are not errors), V=1 (show commands),'
 	@echo '       STUDENT_WERROR=1 (warnings in your student files are errors; default: shown only),'

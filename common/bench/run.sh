@@ -307,10 +307,9 @@ score() {
 
 measure_grading() {
 	local ids=() targets=() id t rc s
-	for mk in labs/*/lab.mk; do
-		id=$(basename "$(dirname "$mk")")
-		ids+=("${id%%_*}")
-		targets+=("$GRADE_BUILD/grader/${id%%_*}-sol")
+	for id in $(make -s --no-print-directory labs-info LAB= | awk 'NR > 1 { print $1 }'); do
+		ids+=("$id")
+		targets+=("$GRADE_BUILD/grader/$id-sol")
 	done
 	say "[6/6] grading speed: building $GRADE_BUILD first (not timed)"
 	submake -k -j2 "${targets[@]}" "$GRADE_BUILD/bin/grade-report" >"$TMP/gbuild.log" 2>&1 ||

@@ -11,6 +11,8 @@
 # lines saying where, when and how it was measured.  A line whose arguments
 # start with @ runs that command instead of the lab's program (a measurement
 # of something else the README compares with, e.g. '@python3 script.py').
+# set -u only: an experiment that fails is reported (exit 1 at the end) and
+# the next one still runs.
 set -u
 bin_dir=$1 suffix=$2 out_dir=$3
 shift 3

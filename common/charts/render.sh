@@ -15,6 +15,8 @@
 # malformed one stops that chart with a message naming the file.  The
 # script gets gnuplot variables data_dir, out, fmt (png|svg) and footnote
 # (machine and date from the first input's header).
+# set -u only: a chart that cannot be drawn is reported (exit 1 at the end)
+# and the next one is still drawn.
 set -u
 here=$(dirname "$0")
 ref_dir=""

@@ -8,7 +8,7 @@ A generated block sits between
     <!-- begin generated: NAME (make docs) -->
     <!-- end generated: NAME -->
 in a Markdown file; NAME picks the table below.  Nothing else in the file
-is touched.  The tables are read from the tree: labs/*/lab.mk, each lab's
+is touched.  The tables are read from the tree: `make labs-info`, each lab's
 README title, grade.c's test table, the Promise: lines of its headers,
 solutions/wrong/ and solutions/alt/, and data/mutation_score.csv.
 """
@@ -19,6 +19,8 @@ import re
 import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "common", "workflow"))
+from labsinfo import labs_info  # noqa: E402  (after its folder is on the path)
 
 
 def read(path):
@@ -29,12 +31,11 @@ def read(path):
 def labs():
     """(lab, id, student file, title) of every lab, in order."""
     out = []
-    for mk in sorted(glob.glob(os.path.join(ROOT, "labs", "*", "lab.mk"))):
-        lab = os.path.basename(os.path.dirname(mk))
-        student = re.search(r"_STUDENT\s*:=\s*(\S+)", read(mk)).group(1)
+    for info in labs_info(ROOT):
+        lab, student = info["lab"], info["student"]
         first = read(f"labs/{lab}/README.md").split("\n", 1)[0]
         title = first.split("—", 1)[1].strip() if "—" in first else lab
-        out.append((lab, lab.split("_")[0], student, title))
+        out.append((lab, info["id"], student, title))
     return out
 
 

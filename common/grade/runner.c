@@ -2,7 +2,7 @@
  * grade-run: the trusted runner (see runner.h).  Subcommands:
  *
  *   grade  --out DIR [--fresh] [--test NAME | --only SUB] [--rerun CMD]
- *          [--first-failure]
+ *          [--first-failure] [--jobs N]
  *          [--seal SCRIPT] --lab LAB --grader BIN [--lister BIN]
  *          [--object OBJ --api FILE] [--tsan BIN] [--lab ...]
  *   report --out DIR [--labs 'LAB ...']     totals, results.json, status
@@ -14,6 +14,8 @@
  * subcommand.  Exit status: 0 every graded test passed, 1 some did not,
  * 2 bad arguments, 3 the runner failed, 4 graded but the terminal went
  * away (results complete; e.g. `make grade | head`), 130 interrupted.
+ * With --jobs N, N labs are graded at once, each in a child of the runner;
+ * each lab's report is printed whole, in the order the labs were given.
  */
 #include "runner.h"
 
@@ -28,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -56,6 +59,7 @@ struct opts {
 	const char *list, *status, *note_file;
 	bool fresh;
 	bool first_failure;          /* stop a lab at its first lost test */
+	int jobs;                    /* labs graded at once (--jobs N) */
 	struct lab labs_v[MAX_LABS];
 	int n_labs, field;
 };
@@ -659,11 +663,140 @@ static int print_totals(const char *out_dir, const char *only)
 	return passed == count ? 0 : 1;
 }
 
+/* ---- labs in parallel (--jobs N) ------------------------------------------ */
+
+/* One lab graded in a child of the runner; its report goes to a memory file
+ * that the runner prints whole, in lab order, once the lab is done. */
+struct lab_job {
+	pid_t pid;              /* 0: not started; -1: finished */
+	int out_fd;
+	int rc;
+};
+
+static void run_lab_job(const struct opts *op, struct lab *l, int out_fd,
+			bool color)
+{
+	int rc;
+
+	/* Not inherited through fork: the lab's orphans must come back here. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (dup2(out_fd, STDOUT_FILENO) < 0)
+		_exit(3);
+	rc = grade_lab(op, l, color);
+	contain_sweep();
+	fflush(stdout);
+	_exit(rc);
+}
+
+static int start_lab_job(const struct opts *op, struct lab *l,
+			 struct lab_job *j, bool color)
+{
+	j->out_fd = memfd_create("lab-report", MFD_CLOEXEC);
+	if (j->out_fd < 0)
+		return -1;
+	fflush(NULL);
+	j->pid = fork();
+	if (j->pid == 0)
+		run_lab_job(op, l, j->out_fd, color);
+	return j->pid > 0 ? 0 : -1;
+}
+
+/* Prints a finished lab's report whole, then forgets it. */
+static void show_lab_job(struct lab_job *j)
+{
+	char buf[8192];
+	ssize_t n;
+
+	lseek(j->out_fd, 0, SEEK_SET);
+	while ((n = read(j->out_fd, buf, sizeof(buf))) > 0)
+		say("%.*s", (int)n, buf);
+	close(j->out_fd);
+}
+
+/* Records the exit of whichever job pid was; other pids (orphans of a
+ * finished lab) are only reaped.  @return 1 if pid was a job's. */
+static int finish_lab_job(const struct opts *op, struct lab_job *jobs, int n,
+			  pid_t pid, int ws)
+{
+	for (int i = 0; i < n; i++) {
+		if (jobs[i].pid != pid)
+			continue;
+		jobs[i].pid = -1;
+		jobs[i].rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : 3;
+		if (!WIFEXITED(ws))
+			fprintf(stderr, "grade-run: grading %s died (signal %d)\n",
+				op->labs_v[i].name, WTERMSIG(ws));
+		return 1;
+	}
+	return 0;
+}
+
+static void stop_lab_jobs(struct lab_job *jobs, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (jobs[i].pid > 0)
+			kill(jobs[i].pid, SIGTERM);
+}
+
+/* Grades up to op->jobs labs at a time; prints each report whole in lab
+ * order.  @return the worst lab status, as the sequential loop does. */
+static int grade_labs_parallel(struct opts *op, bool color)
+{
+	struct lab_job jobs[MAX_LABS] = { { 0 } };
+	int started = 0, shown = 0, running = 0, status = 0, ws;
+
+	while (shown < op->n_labs) {
+		while (running < op->jobs && started < op->n_labs &&
+		       !contain_interrupted()) {
+			if (start_lab_job(op, &op->labs_v[started],
+					  &jobs[started], color) != 0) {
+				fprintf(stderr, "grade-run: cannot start a lab: %s\n",
+					strerror(errno));
+				stop_lab_jobs(jobs, started);
+				return 3;
+			}
+			started++, running++;
+		}
+		if (running == 0)
+			break;          /* interrupted before the rest started */
+		pid_t pid = waitpid(-1, &ws, 0);
+
+		if (pid < 0) {
+			if (errno != EINTR)
+				return 3;
+			if (contain_interrupted())
+				stop_lab_jobs(jobs, started);
+			continue;
+		}
+		running -= finish_lab_job(op, jobs, started, pid, ws);
+		for (; shown < started && jobs[shown].pid == -1; shown++) {
+			show_lab_job(&jobs[shown]);
+			status = jobs[shown].rc > status ? jobs[shown].rc : status;
+		}
+	}
+	store_merge(op->out_dir);
+	return status;
+}
+
+static int grade_labs(struct opts *op, bool color)
+{
+	int status = 0, rc;
+
+	if (op->jobs > 1 && op->n_labs > 1)
+		return grade_labs_parallel(op, color);
+	for (int i = 0; i < op->n_labs && !contain_interrupted(); i++) {
+		rc = grade_lab(op, &op->labs_v[i], color);
+		status = rc > status ? rc : status;
+	}
+	return status;
+}
+
 static int cmd_grade(struct opts *op)
 {
 	bool color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
 	char only[MAX_LABS * 64] = "";
-	int status = 0, rc;
+	int status;
 
 	if (op->n_labs == 0)
 		return 2;
@@ -682,10 +815,7 @@ static int cmd_grade(struct opts *op)
 		strcat(strcat(only, op->labs_v[i].name), " ");
 	}
 	say("%s\n\n", contain_describe());
-	for (int i = 0; i < op->n_labs && !contain_interrupted(); i++) {
-		rc = grade_lab(op, &op->labs_v[i], color);
-		status = rc > status ? rc : status;
-	}
+	status = grade_labs(op, color);
 	if (contain_interrupted()) {
 		contain_sweep();
 		fprintf(stderr, "grade-run: interrupted; every test process was "
@@ -766,7 +896,7 @@ static int usage(const char *problem)
 		fprintf(stderr, "grade-run: %s\n", problem);
 	fprintf(stderr,
 		"usage: grade-run grade --out DIR [--fresh] [--test NAME | --only SUB]\n"
-		"                 [--first-failure] [--rerun CMD] [--seal SCRIPT]\n"
+		"                 [--first-failure] [--jobs N] [--rerun CMD] [--seal SCRIPT]\n"
 		"                 --lab LAB --grader BIN\n"
 		"                 [--lister BIN] [--object OBJ --api FILE] [--tsan BIN]\n"
 		"                 [--lab LAB ...]\n"
@@ -819,6 +949,12 @@ static int parse_args(struct opts *op, int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--first-failure") == 0) {
 			op->first_failure = true;
+			continue;
+		}
+		if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc) {
+			op->jobs = atoi(argv[++i]);
+			if (op->jobs < 1)
+				return -1;
 			continue;
 		}
 		if (strcmp(op->cmd, "field") == 0 && i == argc - 1 &&

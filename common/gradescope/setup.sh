@@ -5,7 +5,7 @@
 # stubs, so each submission compiles only its own student files.
 #
 # YIELDLAB_AUTOGRADER_ROOT replaces /autograder (make check simulates one).
-set -u
+set -euo pipefail
 root=${YIELDLAB_AUTOGRADER_ROOT:-/autograder}
 src="$root/source"
 mapfile -t pkgs < <(bash "$src/yieldlab/common/packages.sh" build grade)
@@ -33,11 +33,16 @@ YL_WERROR=$(sed -n 's/^[[:space:]]*WERROR[[:space:]]*=[[:space:]]*//p' "$src/aut
 }
 # Test names in VISIBILITY keys are checked against the graders just built:
 # a misspelt one would leave visible a test the instructor meant to hide.
-for mk in "$src/template"/labs/*/lab.mk; do
-	name=$(basename "$(dirname "$mk")")
-	grader="$src/template/build/grader/${name%%_*}"
-	[ -x "$grader" ] && "$grader" --list | awk -v lab="$name" '{ print lab, $1 }'
-done >"$src/tests.txt"
+info=$(. "$src/yieldlab/common/workflow/lib.sh" && wf_labs_info "$src/template") || {
+	echo "setup.sh: make labs-info failed in $src/template" >&2
+	exit 1
+}
+while read -r id name _; do
+	grader="$src/template/build/grader/$id"
+	if [ -x "$grader" ]; then
+		"$grader" --list | awk -v lab="$name" '{ print lab, $1 }'
+	fi
+done < <(tail -n +2 <<<"$info") >"$src/tests.txt"
 python3 "$src/finish.py" --check "$src/autograder.conf" "$src/tests.txt" || {
 	echo "setup.sh: fix autograder.conf (above) and upload the zip again" >&2
 	exit 1

@@ -11,7 +11,7 @@
 # submission/ and results/results.json; YIELDLAB_AUTOGRADER_ROOT points
 # setup.sh and run_autograder at it instead of /autograder.  Exit: that of
 # run_autograder, 1 when setup.sh failed, 2 on usage.
-set -u
+set -euo pipefail
 usage() {
 	echo "yieldlab: $1" >&2
 	echo "usage: bash common/gradescope/simulate.sh ZIP SUBMISSION [ROOT]" >&2
@@ -39,8 +39,8 @@ if ! YIELDLAB_AUTOGRADER_ROOT="$root" bash "$root/source/setup.sh" >"$root/setup
 	echo "simulate: setup.sh failed (log: $root/setup.log)" >&2
 	exit 1
 fi
-YIELDLAB_AUTOGRADER_ROOT="$root" "$root/source/run_autograder" >"$root/run.log" 2>&1
-rc=$?
+rc=0
+YIELDLAB_AUTOGRADER_ROOT="$root" "$root/source/run_autograder" >"$root/run.log" 2>&1 || rc=$?
 tail -1 "$root/run.log"
 python3 - "$root/results/results.json" <<'PY'
 import json, sys

@@ -43,16 +43,18 @@ shift $((OPTIND - 1))
 [ -d solutions ] || { echo "$0: needs solutions/ (not in a handout)" >&2; exit 2; }
 
 B=${BUILD:-build}
+# Lab metadata from its one source: "id lab student ..." per lab.
+labs_info=$(make -s --no-print-directory labs-info LAB= | tail -n +2) ||
+	{ echo "$0: make labs-info failed" >&2; exit 3; }
 labs=()
-for mk in labs/*/lab.mk; do
-	lab=$(basename "$(dirname "$mk")")
-	if [ $# -eq 0 ] || [[ " $* " == *" ${lab%%_*} "* || " $* " == *" $lab "* ]]; then
+while read -r id lab _; do
+	if [ $# -eq 0 ] || [[ " $* " == *" $id "* || " $* " == *" $lab "* ]]; then
 		labs+=("$lab")
 	fi
-done
+done <<<"$labs_info"
 [ ${#labs[@]} -gt 0 ] || { echo "$0: no lab matches: $*" >&2; exit 2; }
 
-student_file() { sed -n 's/^[a-z0-9_]*_STUDENT *:= *//p' "labs/$1/lab.mk"; }
+student_file() { awk -v lab="$1" '$2 == lab { print $3 }' <<<"$labs_info"; }
 
 # grade_one LAB ID: prints "ID survived", "ID killed" or "ID notbuilt".  The
 # one place that knows how a patched grader is built and run (wrong

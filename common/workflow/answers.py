@@ -16,6 +16,8 @@ import os
 import re
 import sys
 
+from labsinfo import labs_info
+
 MIN_CHARS = 24
 IDIOM_FILES = 3
 DECLARATION = re.compile(r'^(static |const |struct |unsigned )*[A-Za-z_]\w*( \**\w+)(, \**\w+)*'
@@ -32,15 +34,8 @@ def trivial(line):
 
 
 def student_files(suite):
-    labs_dir = os.path.join(suite, 'labs')
-    for lab in sorted(os.listdir(labs_dir)):
-        mk = os.path.join(labs_dir, lab, 'lab.mk')
-        if not os.path.isfile(mk):
-            continue
-        m = re.search(r'^%s_STUDENT\s*:=\s*(\S+)' % re.escape(lab),
-                      open(mk, encoding='utf-8', errors='replace').read(), re.M)
-        if m:
-            yield lab, m.group(1)
+    for lab in labs_info(suite):
+        yield lab['lab'], lab['student']
 
 
 def text_files(top):

@@ -7,7 +7,7 @@
 # (both from common/gradescope/) — and autograder.conf (the lab this
 # assignment grades; none: every lab); the suite itself goes under
 # yieldlab/, a pristine copy without solutions/.
-set -u
+set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 

@@ -17,6 +17,8 @@
 # WORK/warnings/<lab>.txt (the compiler's words on the student file).  A lab
 # with no state when this ends (the overall limit struck) is completed by
 # the caller.
+# set -u only: a lab that is missing, fails to build or times out is recorded
+# in its state and the next lab is graded.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"

@@ -19,6 +19,8 @@
 # YL_LAB_TIMEOUT, YL_BUILD_TIMEOUT, YL_STUDENT_WERROR, YL_WERROR,
 # YL_LOG_CAP.  Exit 0 when results.json was
 # written, 1 when not, 2 on bad arguments.
+# set -u only: what a submission does wrong (a hang, a build error, a bad
+# archive) is recorded in the results, and results.json is written anyway.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"

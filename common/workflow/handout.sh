@@ -9,7 +9,7 @@
 # CSVs in data/ and the rendered charts plots/*.png|svg — unless a README
 # names the file, which is the README saying why it is there.  The chart
 # scripts plots/*.gp stay: students draw their own data with them.
-set -u
+set -euo pipefail
 here=$(dirname "$0")
 . "$here/lib.sh"
 
@@ -73,7 +73,8 @@ fi
 tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner \
 	-czf "$out" yieldlab || wf_die 1 "could not write $out"
 
-labs=$(cd "$stage/yieldlab" && ls labs/*/lab.mk 2>/dev/null | sed 's|labs/||; s|_.*||' | tr '\n' ' ')
+labs=$(wf_labs_info "$stage/yieldlab" | awk 'NR > 1 { printf "%s ", $1 }') ||
+	wf_die 1 "make labs-info failed in the handout"
 printf 'handout: %s (%d files; labs: %s)\n' "$out" \
 	"$(tr -cd '\0' <"$stage/files" | wc -c)" "${labs% }"
 printf 'handout: left out solutions/, .ci/, build trees and data not named by a README\n'

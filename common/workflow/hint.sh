@@ -6,7 +6,7 @@
 #
 # Hints live in labs/<lab>/HINTS.md, one section "## Hint n" per level.
 # A HINTS.md without such sections is one level: it is printed whole.
-set -u
+set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
@@ -27,7 +27,7 @@ lab=$1 id=${1%%_*}
 file="labs/$lab/HINTS.md"
 [ -f "$file" ] || wf_die 1 "$id has no hints yet ($file is missing); its README.md is the place to start"
 
-levels=$(grep -c '^## Hint [0-9]' "$file")
+levels=$(grep -c '^## Hint [0-9]' "$file" || true)
 if [ "$levels" -eq 0 ]; then
 	cat "$file"
 	exit 0

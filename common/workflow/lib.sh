@@ -43,10 +43,18 @@ wf_make() {
 	(wf_clean_env && make -s --no-print-directory -C "$dir" "$@")
 }
 
-# wf_labs DIR [LAB]: the labs of the suite in DIR, one "lab student_file"
-# line each, as its own Makefile sees them (labs/*/lab.mk, <lab>_STUDENT).
+# wf_labs_info DIR [LAB]: `make -s labs-info` of the suite in DIR, the one
+# source of lab metadata: a header line ("id lab student threads tsan needs
+# provided"), then one line per lab (common/CONTRIBUTING.md).
+wf_labs_info() {
+	wf_make "$1" labs-info LAB="${2:-}"
+}
+
+# wf_labs DIR [LAB]: one "lab student_file" line per lab of the suite in DIR.
 wf_labs() {
-	wf_make "$1" workflow-labs LAB="${2:-}"
+	local info
+	info=$(wf_labs_info "$@") || return
+	awk 'NR > 1 { print $2, $3 }' <<<"$info"
 }
 
 # wf_is_ours PATH: true for a path a pristine copy of the suite holds.

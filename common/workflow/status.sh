@@ -7,7 +7,7 @@
 # done: every test of the lab passed; partial: some points; not started:
 # no points, or never graded.  A lab graded with T= (some tests only) is at
 # most partial.  The results are GRADE_DIR/labs/<lab>.frag.
-set -u
+set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
@@ -29,7 +29,7 @@ lab_state() {
 	ran=$(wf_frag_field "$frag" 5)
 	total=$ran
 	if [ -x "$grader_dir/${lab%%_*}" ]; then
-		total=$("$grader_dir/${lab%%_*}" --list 2>/dev/null | grep -c .)
+		total=$({ "$grader_dir/${lab%%_*}" --list 2>/dev/null || true; } | grep -c . || true)
 	fi
 	detail="$passed of $total tests pass"
 	[ "$ran" -lt "$total" ] && detail="only $ran of $total tests graded last time (T=)"

@@ -20,6 +20,8 @@
 # got its results.json, whatever its score or status (a hang is reported,
 # not an error of ours); 1 the suite does not build or grading itself
 # failed; 2 bad arguments.
+# set -u only: a submission that cannot be graded is reported and the next
+# one is graded; the roster is written at the end.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"

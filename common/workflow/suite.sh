@@ -11,7 +11,7 @@
 # code without -Werror (another compiler version may warn where this one
 # does not).  Leaves in TO_DIR/build/workflow: labs.txt ("lab student_file" a line) and
 # lists/<lab>.list (the grader's --list).  Exit 0, or 1 with a message.
-set -u
+set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 

@@ -6,6 +6,7 @@
 #   YL_LAB=exNN YL_MAKE=make watch.sh LAB_DIR:STUDENT_FILE
 #
 # YIELDLAB_WATCH_RUNS=N stops after N gradings (make check uses it).
+# set -u only: a grading that fails (a build error) is shown, and the watch goes on.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"

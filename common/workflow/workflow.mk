@@ -1,9 +1,7 @@
 # The instructor and student workflow: make handout, grade-submission,
 # grade-all, autograder (instructors); make status, hint, watch (students).
 # The scripts beside this file do the work; README.md shows
-# how each is used.  The Makefile reads this file after labs/*/lab.mk;
-# LABS and SELECTED are still used only inside recipes (expanded when they
-# run), so the order could change without breaking it.
+# how each is used.  The Makefile reads this file after labs/*/lab.mk.
 
 WORKFLOW := common/workflow
 DIST ?= dist
@@ -19,7 +17,7 @@ VISIBILITY ?= visible
 # fragment) is the runner, grade-run, under another name: common/common.mk.
 
 .PHONY: handout grade-submission grade-all autograder autograders status hint watch \
-	workflow-labs
+	labs-info
 
 # The grading settings travel to the scripts in the environment.
 GRADING_ENV = YL_LAB_TIMEOUT='$(LAB_TIMEOUT)' YL_STUDENT_WERROR='$(STUDENT_WERROR)' \
@@ -69,6 +67,22 @@ watch: export YL_MAKE := $(MAKE)
 watch:
 	@bash $(WORKFLOW)/watch.sh $(foreach l,$(SELECTED),$(l):$($(l)_STUDENT))
 
-# For the scripts: one "lab student_file" line per selected lab.
+# labs-info: every selected lab's metadata, the one place scripts read it
+# from (never labs/*/lab.mk).  A header line, then one line per lab, columns
+# separated by one space, '-' for an empty value, lists joined with ','
+# (common/CONTRIBUTING.md documents the columns).
+labs_info_space := $(subst x,,x) $(subst x,,x)
+labs_info_value = $(or $(subst $(labs_info_space),$(comma),$(strip $(1))),-)
+labs_info_tsan = $(if $(shell grep -l GRADE_TEST_TSAN labs/$(1)/grade.c 2>/dev/null),1,0)
+labs_info_line = '$($(1)_ID)' '$(1)' '$($(1)_STUDENT)' '$(or $($(1)_THREADS),0)' \
+	'$(call labs_info_tsan,$(1))' '$(call labs_info_value,$(notdir $($(1)_NEEDS)))' \
+	'$(call labs_info_value,$($(1)_PROVIDED))'
+labs-info:
+	@printf '%s %s %s %s %s %s %s\n' id lab student threads tsan needs provided \
+		$(foreach l,$(SELECTED),$(call labs_info_line,$(l)))
+
+# The older "lab student_file" listing, kept only until common/grade/check.sh
+# reads labs-info; nothing else uses it.
+.PHONY: workflow-labs
 workflow-labs:
 	@$(foreach l,$(SELECTED),printf '%s %s\n' '$(l)' '$($(l)_STUDENT)';)

@@ -30,8 +30,8 @@ fi
 # student files are the committed stubs, and leave the work alone.
 edited_student_files() {
 	git rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
-	make -s --no-print-directory workflow-labs LAB= BUILD="$B" 2>/dev/null |
-		while read -r lab file; do
+	make -s --no-print-directory labs-info LAB= BUILD="$B" 2>/dev/null | tail -n +2 |
+		while read -r _ lab file _; do
 			p="labs/$lab/$file"
 			git cat-file -e "HEAD:$p" 2>/dev/null &&
 				! git diff --quiet HEAD -- "$p" && echo "$p"

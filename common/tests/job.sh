@@ -29,14 +29,15 @@ rm -rf "$TMP" && mkdir -p "$TMP" || exit 3
 pass() { printf 'PASS %s\n' "$*"; }
 fail() { printf 'FAIL %s\n' "$*"; }
 
-# Labs are the directories with a lab.mk, in order (LAB= narrows them).
+# The labs, in order (LAB= narrows them), with their metadata from the
+# one source, make labs-info: id lab student threads tsan needs provided.
 labs=()
-for mk in labs/*/lab.mk; do
-	lab=$(basename "$(dirname "$mk")")
-	if [ -z "$ONLY" ] || [[ ",$ONLY," == *",${lab%%_*},"* ]]; then
-		labs+=("$lab")
-	fi
-done
+declare -A student_of threads_of
+while read -r id lab file threads _; do
+	labs+=("$lab")
+	student_of[$lab]=$file
+	threads_of[$lab]=$threads
+done < <(make -s --no-print-directory BUILD="$B" labs-info LAB="$ONLY" | tail -n +2)
 lab_id() { echo "${1%%_*}"; }
 lab_of() {   # lab_of exNN: its directory name
 	local l
@@ -149,7 +150,7 @@ check_seal() {
 	}
 	make -s BUILD="$B" $(for lab in "${labs[@]}"; do echo "$B/seal/$lab.api"; done) >/dev/null 2>&1
 	for lab in "${labs[@]}"; do
-		file=$(sed -n 's/.*_STUDENT *:= *//p' "labs/$lab/lab.mk")
+		file=${student_of[$lab]}
 		for o in "$B/obj/labs/$lab/${file%.c}.o" "$B/obj/solutions/$lab/${file%.c}.o" \
 			"$B"/obj/solutions/alt/"$lab"/*.o "$B"/obj/wrong/"$lab"/*.o; do
 			[ -f "$o" ] && seal_one "$lab" "$o"
@@ -250,8 +251,8 @@ check_san() {
 	local san=$1 lab id out targets=()
 	local -a sel=()
 	for lab in "${labs[@]}"; do
-		# TSan only where threads are: lab.mk sets <lab>_THREADS := 1.
-		if [ "$san" = thread ] && ! grep -q "_THREADS *:= *1" "labs/$lab/lab.mk"; then
+		# TSan only where threads are.
+		if [ "$san" = thread ] && [ "${threads_of[$lab]}" != 1 ]; then
 			continue
 		fi
 		sel+=("$lab")

@@ -81,8 +81,3 @@ labs-info:
 	@printf '%s %s %s %s %s %s %s\n' id lab student threads tsan needs provided \
 		$(foreach l,$(SELECTED),$(call labs_info_line,$(l)))
 
-# The older "lab student_file" listing, kept only until common/grade/check.sh
-# reads labs-info; nothing else uses it.
-.PHONY: workflow-labs
-workflow-labs:
-	@$(foreach l,$(SELECTED),printf '%s %s\n' '$(l)' '$($(l)_STUDENT)';)

@@ -8,9 +8,7 @@ cd "$(dirname "$0")/../../.."
 B=${BUILD:-build}
 tmp=${TMP:-$(mktemp -d)}/programs
 mkdir -p "$tmp"
-for mk in labs/*/lab.mk; do
-	lab=$(basename "$(dirname "$mk")")
-	id=${lab%%_*}
+for id in $(make -s --no-print-directory BUILD="$B" labs-info LAB= | awk 'NR > 1 { print $1 }'); do
 	p="$B/bin/$id-sol"
 	if [ ! -x "$p" ]; then
 		printf 'FAIL programs: %s was not built\n' "$p"

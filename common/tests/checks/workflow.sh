@@ -91,7 +91,8 @@ roster_field() {
 		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$1 == n { print $col[c] }' "$1"
 }
-labs_of() { for mk in "$1"/labs/*/lab.mk; do basename "$(dirname "$mk")"; done; }
+# labs_of TREE: the labs of a copy of the suite (its make labs-info).
+labs_of() { wf_make "$1" labs-info LAB= | awk 'NR > 1 { print $2 }'; }
 ex01_tests() { "$repo/$B/grader/ex01" --list | grep -c .; }
 
 # ---- the handout ------------------------------------------------------------

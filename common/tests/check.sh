@@ -63,7 +63,8 @@ if ! check_make check-build; then
 	printf '\nFAIL build: see the compiler output above\n\n0 passed, 1 failed\n'
 	exit 1
 fi
-check_make -j"$CHECK_JOBS" check-all
+printf '  %-22s done  (%s)\n' build "$(sed -n 's/^-- //p' "$B/check/logs/build.log")"
+check_make -j"$CHECK_JOBS" CHECK_BUILT=1 check-all
 status=$?
 echo "make check: $((SECONDS - start)) s"
 [ $status -eq 0 ] || exit 1

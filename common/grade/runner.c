@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <math.h>
 #include <limits.h>
 #include <signal.h>
@@ -624,25 +623,17 @@ static int prepare_lab(const struct opts *op, struct lab *l)
 	return 0;
 }
 
-/* The save server of ex06-ex08 sits beside the graders; a grader run from
- * memory cannot find it through /proc/self/exe, so it is told. */
-static void point_at_saveserver(const char *grader)
+/* The save server of ex06-ex08 is the one this build made: make passes its
+ * path (common/saveserver/saveserver.mk), and $YIELDLAB_SAVESERVER, when
+ * set, wins.  It is named in the environment for the sandbox, which binds
+ * it in when it sits under /tmp (contain.c). */
+#ifndef SAVEPROC_SERVER_PATH
+#error "SAVEPROC_SERVER_PATH: make passes the built server's path"
+#endif
+static void point_at_saveserver(void)
 {
-	static const char *const beside[] = { "../bin/saveserver",
-					      "../../../bin/saveserver" };
-	char dir[PATH_MAX], path[PATH_MAX + 64], real[PATH_MAX];
-
-	if (getenv("YIELDLAB_SAVESERVER"))
-		return;
-	snprintf(dir, sizeof(dir), "%s", grader);
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dirname(dir), beside[i]);
-		snprintf(dir, sizeof(dir), "%s", grader);
-		if (realpath(path, real) && access(real, X_OK) == 0) {
-			setenv("YIELDLAB_SAVESERVER", real, 1);
-			return;
-		}
-	}
+	if (!getenv("YIELDLAB_SAVESERVER") && access(SAVEPROC_SERVER_PATH, X_OK) == 0)
+		setenv("YIELDLAB_SAVESERVER", SAVEPROC_SERVER_PATH, 1);
 }
 
 static int print_totals(const char *out_dir, const char *only)
@@ -808,10 +799,10 @@ static int cmd_grade(struct opts *op)
 	unsetenv("YIELDLAB_GRADE_OUT");
 	/* Every binary is read into sealed memory before any test runs: what
 	 * a test does to the files later changes nothing. */
+	point_at_saveserver();
 	for (int i = 0; i < op->n_labs; i++) {
 		if (prepare_lab(op, &op->labs_v[i]) != 0)
 			return 3;
-		point_at_saveserver(op->labs_v[i].grader);
 		strcat(strcat(only, op->labs_v[i].name), " ");
 	}
 	say("%s\n\n", contain_describe());

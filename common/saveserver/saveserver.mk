@@ -10,10 +10,11 @@ $(SAVESERVER): $(SAVESERVER_OBJS) $(COMMON_LIB)
 
 tools: $(SAVESERVER)
 
-# saveproc starts the server this build makes: its path comes from here
-# (absolute, so a grader, a test or a program finds it from any folder).
-# $YIELDLAB_SAVESERVER overrides it (the grade runner sets it).
-$(O)/obj/common/lib/saveproc.o: MODULE_CPPFLAGS := \
+# saveproc starts the server this build makes, and the grade runner names
+# it to the sandbox: its path comes from here (absolute, so a grader, a
+# test or a program finds it from any folder).  $YIELDLAB_SAVESERVER
+# overrides it.
+$(O)/obj/common/lib/saveproc.o $(O)/obj/common/grade/runner.o: MODULE_CPPFLAGS := \
 	-DSAVEPROC_SERVER_PATH='"$(abspath $(SAVESERVER))"'
 
 # The client tests start the server: build it first.

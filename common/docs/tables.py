@@ -106,7 +106,7 @@ def wrong_table():
     return rows
 
 
-BUILD_S = 60   # YL_BUILD_TIMEOUT's default (common/workflow/lib.sh)
+BUILD_S = 60   # YIELDLAB_BUILD_TIMEOUT's default (common/workflow/lib.sh)
 
 
 def lab_limit_s(lab):

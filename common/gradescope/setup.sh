@@ -26,7 +26,7 @@ python3 "$src/finish.py" --check "$src/autograder.conf" || {
 	exit 1
 }
 lab=$(sed -n 's/^[[:space:]]*LAB[[:space:]]*=[[:space:]]*//p' "$src/autograder.conf" 2>/dev/null | tail -1 | sed 's/[[:space:]]*$//')
-YL_WERROR=$(sed -n 's/^[[:space:]]*WERROR[[:space:]]*=[[:space:]]*//p' "$src/autograder.conf" 2>/dev/null | tail -1 | sed 's/[[:space:]]*$//') \
+YIELDLAB_WERROR=$(sed -n 's/^[[:space:]]*WERROR[[:space:]]*=[[:space:]]*//p' "$src/autograder.conf" 2>/dev/null | tail -1 | sed 's/[[:space:]]*$//') \
 	bash "$src/yieldlab/common/workflow/suite.sh" "$src/yieldlab" "$src/template" "$lab" || {
 	echo "setup.sh: the suite in $src/yieldlab does not build" >&2
 	exit 1

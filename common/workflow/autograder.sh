@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make autograder [LAB=exNN]: the zip to upload to Gradescope.
 #
-#   YL_LAB=exNN autograder.sh OUT.zip STAGE_DIR    (run from the top of the suite)
+#   YIELDLAB_LAB=exNN autograder.sh OUT.zip STAGE_DIR    (run from the top of the suite)
 #
 # The zip's top holds what Gradescope looks for — setup.sh, run_autograder
 # (both from common/gradescope/) — and autograder.conf (the lab this
@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 [ $# -eq 2 ] || wf_die 2 "usage: autograder.sh OUT.zip STAGE_DIR"
-out=$1 stage=$2 lab=${YL_LAB:-}
+out=$1 stage=$2 lab=${YIELDLAB_LAB:-}
 [ -f Makefile ] && [ -d labs ] || wf_die 2 "run from the top of the suite (no Makefile and labs/ here)"
 
 rm -rf "$stage" && mkdir -p "$stage/zip/yieldlab" "$(dirname "$out")" ||
@@ -29,16 +29,16 @@ install -m 755 common/gradescope/setup.sh common/gradescope/run_autograder \
 	echo "# The lab(s) this assignment grades (empty: every lab)."
 	echo "LAB=$lab"
 	echo "# Seconds for a whole submission (empty: the labs' limits added up, plus 60)."
-	echo "SUB_TIMEOUT=${YL_LIMIT:-}"
+	echo "SUB_TIMEOUT=${YIELDLAB_LIMIT:-}"
 	echo "# Seconds per lab: 90 (every lab), or ex01:90,ex03:120 (empty: the lab's test"
 	echo "# timeouts plus 60 s to build).  A lab that runs out scores what it had; the rest are graded."
-	echo "LAB_TIMEOUT=${YL_LAB_TIMEOUT:-}"
+	echo "LAB_TIMEOUT=${YIELDLAB_LAB_TIMEOUT:-}"
 	echo "# 1: a warning in a student file fails its build (0 for the lab); 0: warnings are shown only."
-	echo "STUDENT_WERROR=${YL_STUDENT_WERROR:-0}"
+	echo "STUDENT_WERROR=${YIELDLAB_STUDENT_WERROR:-0}"
 	echo "# 0: the suite's own code builds even if this image's compiler warns about it."
-	echo "WERROR=${YL_WERROR:-1}"
+	echo "WERROR=${YIELDLAB_WERROR:-1}"
 	echo "# Who sees the tests: visible, hidden, after_due_date or after_published."
-	echo "VISIBILITY=${YL_VISIBILITY:-visible}"
+	echo "VISIBILITY=${YIELDLAB_VISIBILITY:-visible}"
 	echo "# Per lab or per test, e.g.:"
 	echo "#   VISIBILITY.ex01=after_due_date"
 	echo "#   VISIBILITY.ex01.two_tasks_alternate_strictly=hidden"

@@ -9,10 +9,10 @@
 #   grade_labs.sh WORK quiet|loud
 #
 # Reads WORK/roots (the folders to search, one a line) and, from the
-# environment: YL_LAB_TIMEOUT ("90", "ex01:90,ex03:120" or both: seconds per
-# lab; default: the lab's test timeouts, scaled, plus YL_BUILD_TIMEOUT,
-# 60 s, to compile), YL_STUDENT_WERROR and YL_WERROR (passed to make),
-# YL_LOG_CAP (bytes of make output kept per lab, 256 KiB).
+# environment: YIELDLAB_LAB_TIMEOUT ("90", "ex01:90,ex03:120" or both: seconds per
+# lab; default: the lab's test timeouts, scaled, plus YIELDLAB_BUILD_TIMEOUT,
+# 60 s, to compile), YIELDLAB_STUDENT_WERROR and YIELDLAB_WERROR (passed to make),
+# YIELDLAB_LOG_CAP (bytes of make output kept per lab, 256 KiB).
 # Leaves WORK/state/<lab>: graded, missing, build-error or timeout;
 # WORK/warnings/<lab>.txt (the compiler's words on the student file).  A lab
 # with no state when this ends (the overall limit struck) is completed by
@@ -29,7 +29,7 @@ echo $$ >"$work/session"
 suite="$work/suite"
 meta="$suite/build/workflow"
 max_bytes=$((1024 * 1024))
-log_cap=${YL_LOG_CAP:-262144}
+log_cap=${YIELDLAB_LOG_CAP:-262144}
 mkdir -p "$work/warnings"
 
 # shown PATH: a found file as the student knows it: relative to the
@@ -151,7 +151,7 @@ run_lab() {
 		exec timeout --kill-after=5 "$2" setsid --wait bash -c \
 			'echo $$ >"$0"; exec "$@"' "$sess" \
 			make -s --no-print-directory -C "$suite" BUILD=build grade LAB="$1" \
-			STUDENT_WERROR="${YL_STUDENT_WERROR:-0}" WERROR="${YL_WERROR:-1}"
+			STUDENT_WERROR="${YIELDLAB_STUDENT_WERROR:-0}" WERROR="${YIELDLAB_WERROR:-1}"
 	) </dev/null >"$fifo" 2>&1
 	rc=$?
 	sid=$(cat "$sess" 2>/dev/null)

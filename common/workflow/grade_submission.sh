@@ -10,14 +10,14 @@
 # holding student files, trees or such archives (unpacked safely, see
 # unpack.py; nested folders are searched, see grade_labs.sh).  Leaves in WORK: results.json (Gradescope's
 # format, every test of every selected lab), grade/ (per-lab fragments and
-# each test's log, each cut to YL_LOG_CAP bytes), grade.log, summary.tsv
+# each test's log, each cut to YIELDLAB_LOG_CAP bytes), grade.log, summary.tsv
 # (lab score max state), warnings.txt (the compiler's warnings on the
 # student files) and status.  Each lab runs under its own limit (see
 # grade_labs.sh), all of it under an overall one (default: the labs'
 # limits added up, plus a minute) in its own session, and whatever it
 # leaves running is killed.  Settings come from the environment:
-# YL_LAB_TIMEOUT, YL_BUILD_TIMEOUT, YL_STUDENT_WERROR, YL_WERROR,
-# YL_LOG_CAP.  Exit 0 when results.json was
+# YIELDLAB_LAB_TIMEOUT, YIELDLAB_BUILD_TIMEOUT, YIELDLAB_STUDENT_WERROR, YIELDLAB_WERROR,
+# YIELDLAB_LOG_CAP.  Exit 0 when results.json was
 # written, 1 when not, 2 on bad arguments.
 # set -u only: what a submission does wrong (a hang, a build error, a bad
 # archive) is recorded in the results, and results.json is written anyway.
@@ -48,8 +48,8 @@ done
 [ -f "$template/build/workflow/labs.txt" ] || usage "'$template' is not a suite built by suite.sh"
 [ -e "$sub" ] || usage "no submission at '$sub'"
 [ -z "$limit" ] || [[ $limit =~ ^[1-9][0-9]*$ ]] || usage "the time limit must be whole seconds, not '$limit'"
-wf_check_lab_timeout "${YL_LAB_TIMEOUT:-}" ||
-	usage "LAB_TIMEOUT must be seconds, or exNN:seconds items, comma-separated, not '${YL_LAB_TIMEOUT:-}'"
+wf_check_lab_timeout "${YIELDLAB_LAB_TIMEOUT:-}" ||
+	usage "LAB_TIMEOUT must be seconds, or exNN:seconds items, comma-separated, not '${YIELDLAB_LAB_TIMEOUT:-}'"
 
 meta="$work/suite/build/workflow"
 out="$work/suite/build/grade"
@@ -150,7 +150,7 @@ if [ -n "$digest" ] && [ "$(wf_tree_digest "$work/suite")" != "$digest" ]; then
 	echo "the shared suite had changed since it was built; grading with a suite rebuilt from $source" |
 		tee -a "$work/grade.log" >&2
 	chmod -R u+w "$work/suite" && rm -rf "$work/suite"
-	[ -n "$source" ] && bash "$here/suite.sh" "$source" "$work/suite" "${YL_LAB:-}" >>"$work/grade.log" 2>&1 ||
+	[ -n "$source" ] && bash "$here/suite.sh" "$source" "$work/suite" "${YIELDLAB_LAB:-}" >>"$work/grade.log" 2>&1 ||
 		wf_die 1 "the shared suite was changed and could not be rebuilt"
 fi
 # The copy is read-only but for build/ and the student files, so the code
@@ -205,9 +205,9 @@ echo "${status:-ok}" >"$work/status"
 mv "$out" "$work/grade" && cp "$work/grade/results.json" "$work/results.json"
 # Logs are cut to a sane size (the harness caps what a test prints; this
 # also covers whatever else a flood reached).
-find "$work/grade" -type f -name '*.log' -size +"${YL_LOG_CAP:-262144}"c -print0 2>/dev/null |
+find "$work/grade" -type f -name '*.log' -size +"${YIELDLAB_LOG_CAP:-262144}"c -print0 2>/dev/null |
 	while IFS= read -r -d '' f; do
-		truncate -s "${YL_LOG_CAP:-262144}" "$f" && printf '\n[... cut at %s bytes]\n' "${YL_LOG_CAP:-262144}" >>"$f"
+		truncate -s "${YIELDLAB_LOG_CAP:-262144}" "$f" && printf '\n[... cut at %s bytes]\n' "${YIELDLAB_LOG_CAP:-262144}" >>"$f"
 	done
 for f in "$work"/warnings/*.txt; do
 	[ -s "$f" ] || continue

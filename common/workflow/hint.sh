@@ -2,7 +2,7 @@
 # make hint LAB=exNN [LEVEL=n]: prints one level of a lab's hints, from a
 # nudge (1) to nearly the answer (the last), and how to see the next.
 #
-#   YL_LAB=exNN YL_LEVEL=n hint.sh LAB_DIR_NAME...
+#   YIELDLAB_LAB=exNN YIELDLAB_LEVEL=n hint.sh LAB_DIR_NAME...
 #
 # Hints live in labs/<lab>/HINTS.md, one section "## Hint n" per level.
 # A HINTS.md without such sections is one level: it is printed whole.
@@ -10,7 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-want=${YL_LAB:-} level=${YL_LEVEL:-1}
+want=${YIELDLAB_LAB:-} level=${YIELDLAB_LEVEL:-1}
 
 usage() {
 	echo "yieldlab: $1" >&2

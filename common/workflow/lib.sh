@@ -99,7 +99,7 @@ wf_copy_files() {
 # grade directory's build tree): it counts only fragments it signed.
 wf_grade_run() {
 	local out=${1%/labs/*}
-	"${YL_GRADE_RUN:-$out/../bin/grade-run}" "$2" --out "$out" \
+	"${YIELDLAB_GRADE_RUN:-$out/../bin/grade-run}" "$2" --out "$out" \
 		--lab "$(basename "$1" .frag)" "${@:3}" 2>/dev/null
 }
 
@@ -116,13 +116,13 @@ wf_frag_tags() {
 	wf_grade_run "$1" tags | awk '{ print $2 }'
 }
 
-# wf_lab_limit LIST ID: a lab's time limit in seconds.  YL_LAB_TIMEOUT is
+# wf_lab_limit LIST ID: a lab's time limit in seconds.  YIELDLAB_LAB_TIMEOUT is
 # "90" (every lab), "ex01:90,ex03:120" (those labs) or both; otherwise the
 # timeouts of the lab's tests (LIST, its grader's --list), times
-# YIELDLAB_TIMEOUT_SCALE, plus YL_BUILD_TIMEOUT (60 s) to compile.
+# YIELDLAB_TIMEOUT_SCALE, plus YIELDLAB_BUILD_TIMEOUT (60 s) to compile.
 wf_lab_limit() {
 	local item all='' mine=''
-	for item in ${YL_LAB_TIMEOUT:+${YL_LAB_TIMEOUT//,/ }}; do
+	for item in ${YIELDLAB_LAB_TIMEOUT:+${YIELDLAB_LAB_TIMEOUT//,/ }}; do
 		case $item in
 		"$2":*) mine=${item#*:} ;;
 		*:*) ;;
@@ -132,14 +132,14 @@ wf_lab_limit() {
 	if [ -n "$mine" ]; then echo "$mine"
 	elif [ -n "$all" ]; then echo "$all"
 	else
-		awk -v scale="${YIELDLAB_TIMEOUT_SCALE:-1}" -v build="${YL_BUILD_TIMEOUT:-60}" '
+		awk -v scale="${YIELDLAB_TIMEOUT_SCALE:-1}" -v build="${YIELDLAB_BUILD_TIMEOUT:-60}" '
 			$3 == "pts" { sum += $4 }
 			END { if (scale < 1) scale = 1; printf "%d\n", sum * scale + build }
 		' "$1"
 	fi
 }
 
-# wf_check_lab_timeout VALUE: true when VALUE is a valid YL_LAB_TIMEOUT.
+# wf_check_lab_timeout VALUE: true when VALUE is a valid YIELDLAB_LAB_TIMEOUT.
 wf_check_lab_timeout() {
 	[ -z "$1" ] || [[ $1 =~ ^(([a-z]+[0-9]+:)?[1-9][0-9]*)(,([a-z]+[0-9]+:)?[1-9][0-9]*)*$ ]]
 }

@@ -5,11 +5,11 @@
 #
 #   submissions.sh one|all OUT_BASE     (run from the top of the suite)
 #
-# Input from the environment (set by workflow.mk): YL_SUB or YL_SUBS,
-# YL_LAB (the labs, as LAB=), YL_LIMIT (seconds per submission,
-# SUB_TIMEOUT), YL_KEEP (latest or best: which result of a lab the roster
-# keeps), and the grading settings grade_submission.sh reads (YL_LAB_TIMEOUT,
-# YL_STUDENT_WERROR, YL_WERROR).  Each submission is graded in
+# Input from the environment (set by workflow.mk): YIELDLAB_SUB or YIELDLAB_SUBS,
+# YIELDLAB_LAB (the labs, as LAB=), YIELDLAB_LIMIT (seconds per submission,
+# SUB_TIMEOUT), YIELDLAB_KEEP (latest or best: which result of a lab the roster
+# keeps), and the grading settings grade_submission.sh reads (YIELDLAB_LAB_TIMEOUT,
+# YIELDLAB_STUDENT_WERROR, YIELDLAB_WERROR).  Each submission is graded in
 # OUT_BASE/<name>/<labs>/ (<labs>: ex01, ex01+ex02, or all; an earlier
 # run of the same labs is kept beside it as <labs>@<time>) against its own
 # copy of a pristine suite built once per run from this suite's own files;
@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 mode=${1:-} base=${2:-}
-lab=${YL_LAB:-} limit=${YL_LIMIT:-} keep=${YL_KEEP:-latest}
+lab=${YIELDLAB_LAB:-} limit=${YIELDLAB_LIMIT:-} keep=${YIELDLAB_KEEP:-latest}
 jobs=$(wf_jobs)
 tag=${lab:-all}
 tag=${tag//,/+}
@@ -47,11 +47,11 @@ usage() {
 [ -n "$base" ] || usage "submissions.sh needs a mode and an output folder"
 [ -z "$limit" ] || [[ $limit =~ ^[1-9][0-9]*$ ]] ||
 	usage "SUB_TIMEOUT must be whole seconds, not '$limit'"
-wf_check_lab_timeout "${YL_LAB_TIMEOUT:-}" ||
-	usage "LAB_TIMEOUT must be seconds, or exNN:seconds items, comma-separated, not '${YL_LAB_TIMEOUT:-}'"
+wf_check_lab_timeout "${YIELDLAB_LAB_TIMEOUT:-}" ||
+	usage "LAB_TIMEOUT must be seconds, or exNN:seconds items, comma-separated, not '${YIELDLAB_LAB_TIMEOUT:-}'"
 case $keep in latest | best) ;; *) usage "KEEP must be latest or best, not '$keep'" ;; esac
-case ${YL_STUDENT_WERROR:-0} in 0 | 1) ;; *) usage "STUDENT_WERROR must be 0 or 1" ;; esac
-export YL_LAB_TIMEOUT YL_STUDENT_WERROR YL_WERROR
+case ${YIELDLAB_STUDENT_WERROR:-0} in 0 | 1) ;; *) usage "STUDENT_WERROR must be 0 or 1" ;; esac
+export YIELDLAB_LAB_TIMEOUT YIELDLAB_STUDENT_WERROR YIELDLAB_WERROR
 
 # sub_name PATH: the submission's name: its file name without the archive
 # extension.
@@ -124,7 +124,7 @@ write_roster() {
 }
 
 grade_one() {
-	local sub=${YL_SUB:-} name status
+	local sub=${YIELDLAB_SUB:-} name status
 	[ -n "$sub" ] || usage "make grade-submission needs SUB=PATH"
 	[ -e "$sub" ] || usage "SUB=$sub: no such file or folder"
 	is_submission "$sub" || usage "SUB=$sub is neither a folder nor a .tar.gz/.tgz/.tar/.zip archive"
@@ -159,7 +159,7 @@ list_subs() {
 }
 
 grade_all() {
-	local dir=${YL_SUBS:-} path name names=() pids=() paths=() bad=0
+	local dir=${YIELDLAB_SUBS:-} path name names=() pids=() paths=() bad=0
 	[ -n "$dir" ] || usage "make grade-all needs SUBS=DIR"
 	[ -d "$dir" ] || usage "SUBS=$dir is not a folder"
 	mapfile -t paths < <(list_subs "$dir")

@@ -7,7 +7,7 @@
 #
 #   suite.sh FROM_DIR TO_DIR [LAB]
 #
-# YL_WERROR=0 (WERROR=0 of make, or autograder.conf) builds the suite's own
+# YIELDLAB_WERROR=0 (WERROR=0 of make, or autograder.conf) builds the suite's own
 # code without -Werror (another compiler version may warn where this one
 # does not).  Leaves in TO_DIR/build/workflow: labs.txt ("lab student_file" a line) and
 # lists/<lab>.list (the grader's --list).  Exit 0, or 1 with a message.
@@ -36,9 +36,9 @@ targets=(build/bin/grade-report build/bin/grade-note)
 while read -r l _; do
 	targets+=("build/grader/${l%%_*}")
 done <"$meta/labs.txt"
-if ! wf_make "$to" -j"$jobs" BUILD=build WERROR="${YL_WERROR:-1}" "${targets[@]}" >"$meta/build.log" 2>&1; then
+if ! wf_make "$to" -j"$jobs" BUILD=build WERROR="${YIELDLAB_WERROR:-1}" "${targets[@]}" >"$meta/build.log" 2>&1; then
 	tail -40 "$meta/build.log" >&2
-	[ "${YL_WERROR:-1}" = 1 ] && grep -q 'Werror' "$meta/build.log" &&
+	[ "${YIELDLAB_WERROR:-1}" = 1 ] && grep -q 'Werror' "$meta/build.log" &&
 		echo "yieldlab: a warning in the suite's own code stopped the build; WERROR=0 (make, or autograder.conf) builds it anyway" >&2
 	wf_die 1 "the pristine suite does not build (log: $meta/build.log)"
 fi

@@ -3,7 +3,7 @@
 # file is saved, until Ctrl-C.  Polls the file's modification time once a
 # second (no inotify or other extra package needed).
 #
-#   YL_LAB=exNN YL_MAKE=make watch.sh LAB_DIR:STUDENT_FILE
+#   YIELDLAB_LAB=exNN YIELDLAB_MAKE=make watch.sh LAB_DIR:STUDENT_FILE
 #
 # YIELDLAB_WATCH_RUNS=N stops after N gradings (make check uses it).
 # set -u only: a grading that fails (a build error) is shown, and the watch goes on.
@@ -11,7 +11,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-want=${YL_LAB:-} max_runs=${YIELDLAB_WATCH_RUNS:-0}
+want=${YIELDLAB_LAB:-} max_runs=${YIELDLAB_WATCH_RUNS:-0}
 usage() {
 	echo "yieldlab: $1" >&2
 	echo "usage: make watch LAB=exNN   (regrades the lab each time you save its file; Ctrl-C stops)" >&2
@@ -34,7 +34,7 @@ runs=0
 grade() {
 	runs=$((runs + 1))
 	echo "== watch: grading $id at $(date +%H:%M:%S)"
-	"${YL_MAKE:-make}" --no-print-directory grade LAB="$id"
+	"${YIELDLAB_MAKE:-make}" --no-print-directory grade LAB="$id"
 	echo "== watch: waiting for $path to change (Ctrl-C stops)"
 }
 

@@ -20,50 +20,50 @@ VISIBILITY ?= visible
 	labs-info
 
 # The grading settings travel to the scripts in the environment.
-GRADING_ENV = YL_LAB_TIMEOUT='$(LAB_TIMEOUT)' YL_STUDENT_WERROR='$(STUDENT_WERROR)' \
-	YL_WERROR='$(WERROR)' YL_KEEP='$(KEEP)'
+GRADING_ENV = YIELDLAB_LAB_TIMEOUT='$(LAB_TIMEOUT)' YIELDLAB_STUDENT_WERROR='$(STUDENT_WERROR)' \
+	YIELDLAB_WERROR='$(WERROR)' YIELDLAB_KEEP='$(KEEP)'
 
 # Paths and words typed by the user reach the scripts through the
 # environment, so no quoting in a recipe can break on them.
-handout: export YL_OUT := $(DIST)/yieldlab-handout.tar.gz
+handout: export YIELDLAB_OUT := $(DIST)/yieldlab-handout.tar.gz
 handout:
-	@bash $(WORKFLOW)/handout.sh "$$YL_OUT" '$(BUILD)/handout'
+	@bash $(WORKFLOW)/handout.sh "$$YIELDLAB_OUT" '$(BUILD)/handout'
 
-grade-submission: export YL_SUB := $(SUB)
-grade-submission: export YL_LAB := $(LAB)
-grade-submission: export YL_LIMIT := $(SUB_TIMEOUT)
+grade-submission: export YIELDLAB_SUB := $(SUB)
+grade-submission: export YIELDLAB_LAB := $(LAB)
+grade-submission: export YIELDLAB_LIMIT := $(SUB_TIMEOUT)
 grade-submission:
 	@$(GRADING_ENV) bash $(WORKFLOW)/submissions.sh one '$(O)/submissions'
 
-grade-all: export YL_SUBS := $(SUBS)
-grade-all: export YL_LAB := $(LAB)
-grade-all: export YL_LIMIT := $(SUB_TIMEOUT)
+grade-all: export YIELDLAB_SUBS := $(SUBS)
+grade-all: export YIELDLAB_LAB := $(LAB)
+grade-all: export YIELDLAB_LIMIT := $(SUB_TIMEOUT)
 grade-all:
 	@$(GRADING_ENV) bash $(WORKFLOW)/submissions.sh all '$(O)/submissions'
 
-AUTOGRADER_ENV = YL_LIMIT='$(SUB_TIMEOUT)' YL_LAB_TIMEOUT='$(LAB_TIMEOUT)' \
-	YL_STUDENT_WERROR='$(STUDENT_WERROR)' YL_VISIBILITY='$(VISIBILITY)' YL_WERROR='$(WERROR)'
-autograder: export YL_OUT := $(DIST)/yieldlab-autograder.zip
-autograder: export YL_LAB := $(LAB)
+AUTOGRADER_ENV = YIELDLAB_LIMIT='$(SUB_TIMEOUT)' YIELDLAB_LAB_TIMEOUT='$(LAB_TIMEOUT)' \
+	YIELDLAB_STUDENT_WERROR='$(STUDENT_WERROR)' YIELDLAB_VISIBILITY='$(VISIBILITY)' YIELDLAB_WERROR='$(WERROR)'
+autograder: export YIELDLAB_OUT := $(DIST)/yieldlab-autograder.zip
+autograder: export YIELDLAB_LAB := $(LAB)
 autograder:
-	@$(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh "$$YL_OUT" '$(BUILD)/autograder'
+	@$(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh "$$YIELDLAB_OUT" '$(BUILD)/autograder'
 
 # One zip per lab (LAB= narrows the set): dist/yieldlab-autograder-exNN.zip.
 autograders:
-	@$(foreach l,$(SELECTED),YL_LAB=$($(l)_ID) $(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh \
+	@$(foreach l,$(SELECTED),YIELDLAB_LAB=$($(l)_ID) $(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh \
 		'$(DIST)/yieldlab-autograder-$($(l)_ID).zip' '$(BUILD)/autograder' || exit 1;)
 
 status:
 	@bash $(WORKFLOW)/status.sh '$(GRADE_DIR)' '$(O)/grader' \
 		$(foreach l,$(LABS),$(l):$($(l)_STUDENT))
 
-hint: export YL_LAB := $(LAB)
-hint: export YL_LEVEL := $(LEVEL)
+hint: export YIELDLAB_LAB := $(LAB)
+hint: export YIELDLAB_LEVEL := $(LEVEL)
 hint:
 	@bash $(WORKFLOW)/hint.sh $(SELECTED)
 
-watch: export YL_LAB := $(LAB)
-watch: export YL_MAKE := $(MAKE)
+watch: export YIELDLAB_LAB := $(LAB)
+watch: export YIELDLAB_MAKE := $(MAKE)
 watch:
 	@bash $(WORKFLOW)/watch.sh $(foreach l,$(SELECTED),$(l):$($(l)_STUDENT))
 

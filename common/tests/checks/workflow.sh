@@ -496,7 +496,7 @@ hostile_roster_checks() {
 		pass "a file that does not compile scores 0 with the compiler's message" ||
 		fail "frank (does not compile): $(grep frank "$roster")"
 	size=$(du -sk "$course/build/submissions/gina" | cut -f1)
-	# Each test's log is cut at 256 KiB (YL_LOG_CAP), and each of ex01's
+	# Each test's log is cut at 256 KiB (YIELDLAB_LOG_CAP), and each of ex01's
 	# tests floods: the bound grows with the tests, plus 1 MiB for the rest.
 	bound=$(($(ex01_tests) * 256 + 1024))
 	[ "$(roster_field "$roster" gina ex01)" -gt 0 ] 2>/dev/null && [ "$size" -lt "$bound" ] &&
@@ -591,7 +591,7 @@ shared_suite_checks() {
 	sed -i 's|^#include "trace.h"$|&\n#undef GRADE_EXPECT_STR\n#define GRADE_EXPECT_STR(got, want) ((void)(got), (void)(want))|' \
 		"$t/labs/ex01_round_robin/grade.c"
 	rm -f "$t/build/grader/ex01"
-	YL_LAB=ex01 bash "$repo/common/workflow/grade_submission.sh" --template "$t" --digest "$digest" \
+	YIELDLAB_LAB=ex01 bash "$repo/common/workflow/grade_submission.sh" --template "$t" --digest "$digest" \
 		--source "$course" --sub "$tmp/course/batch/ivy" --work "$work" --quiet >"$tmp/tpl-grade.log" 2>&1
 	[ "$(json_get "$work/results.json" "d['score']")" = "$(roster_field "$tmp/roster-good.csv" bob ex01)" ] &&
 		grep -q 'shared suite had changed' "$work/grade.log" &&

@@ -64,8 +64,10 @@ json_valid() {
 
 check_build() {
 	local start=$SECONDS
-	if make -s -j"${JOBS:-2}" BUILD="$B" WERROR=1 all tools wrong-graders alt-graders >"$TMP/build.log" 2>&1; then
-		pass "build: every program, grader and wrong solution compiles with -Werror ($((SECONDS - start)) s)"
+	# The wrong solutions are built by their lab's job, side by side with
+	# the other jobs (they are a third of the build).
+	if make -s -j"${JOBS:-2}" BUILD="$B" WERROR=1 all tools alt-graders >"$TMP/build.log" 2>&1; then
+		pass "build: every program, grader and correct alternative compiles with -Werror ($((SECONDS - start)) s)"
 	else
 		cat "$TMP/build.log"
 		fail "build: see the compiler output above"
@@ -190,9 +192,25 @@ check_tsan_only() {
 }
 
 # check_lab LAB: its reference, stub, wrong solutions and alternatives.
+# build_wrong LAB: the graders of the lab's wrong solutions, -Werror.
+build_wrong() {
+	local lab=$1 src targets=()
+	for src in solutions/wrong/"$lab"/*.patch; do
+		[ -f "$src" ] && targets+=("$B/grader/wrong/$lab/$(basename "$src" .patch)")
+	done
+	[ ${#targets[@]} -gt 0 ] || return 0
+	if make -s -j2 BUILD="$B" WERROR=1 "${targets[@]}" >"$TMP/wrong-build.log" 2>&1; then
+		pass "$(lab_id "$lab"): every wrong solution (${#targets[@]}) applies to the reference and builds with -Werror"
+	else
+		tail -30 "$TMP/wrong-build.log"
+		fail "$(lab_id "$lab"): a wrong solution does not apply or build (above)"
+	fi
+}
+
 check_lab() {
 	local lab=$1
 	id=$(lab_id "$lab")
+	build_wrong "$lab"
 	out="$TMP/sol-$id"
 	if "$B"/grader/"$id"-sol --out "$out" >"$TMP/sol-$id.log" 2>&1; then
 		pass "$id: the reference solution gets full marks ($(frag_field "$out" "$lab" 2)/$(frag_field "$out" "$lab" 3))"

@@ -25,7 +25,7 @@ CHECK_LAB_JOBS := $(foreach l,$(SELECTED),lab-$(call lab_id,$(l)))
 # are printed after each job's lines).
 CHECK_SLOW := workflow-student workflow-submissions hostile-runtime workflow-tools \
 	hostile-attacks1 hostile-attacks2 hostile-attacks3 workflow-hostile \
-	workflow-gradescope hostile-grade-all san-address clang lab-ex04 seal saveserver
+	workflow-gradescope hostile-grade-all san-thread lab-ex04 san-address clang saveserver
 CHECK_ALL := $(CHECK_SCRIPT_JOBS) $(CHECK_LAB_JOBS) san-address san-thread unit harness seal
 CHECK_ALL := $(foreach j,$(CHECK_SLOW),$(filter $(j),$(CHECK_ALL))) $(filter-out $(CHECK_SLOW),$(CHECK_ALL))
 
@@ -61,6 +61,13 @@ check-job-%: $(if $(CHECK_BUILT),,check-build)
 	printf '  %-22s %3d passed, %d failed  (%s)\n' $* \
 		"$$(grep -c '^PASS ' $(CHECK_LOGS)/$*.log)" "$$(grep -c '^FAIL ' $(CHECK_LOGS)/$*.log)" \
 		"$$(sed -n 's/^-- //p' $(CHECK_LOGS)/$*.log | tail -1)"
+
+# The seal job seals every wrong solution's object: each lab's job builds
+# them.  A lab with wrong solutions only TSan catches builds TSan graders in
+# the tree the san-thread job builds: after it, never at the same time.
+check-job-seal: $(addprefix check-job-,$(CHECK_LAB_JOBS))
+$(foreach l,$(SELECTED),$(if $(wildcard solutions/wrong/$(l)/tsan-only/*.patch),\
+	$(eval check-job-lab-$(call lab_id,$(l)): check-job-san-thread)))
 
 # The guides' commands must each have been run by another workflow part.
 check-job-workflow-guides: $(addprefix check-job-,$(filter-out workflow-guides,$(filter workflow-%,$(CHECK_ALL))))

@@ -39,8 +39,10 @@ ran="$tmp/ran.txt"                 # the guide commands this part ran
 course="$tmp/course/yieldlab"      # the instructor's copy, with solutions/
 stu="$tmp/student/yieldlab"        # the unpacked handout
 sol="$repo/solutions/ex01_round_robin/round_robin.c"
-# Built by make check's build job (make wrong-graders) from its patch.
-wrong="$repo/$B/src/wrong/ex01_round_robin/zero_timer_yield.c"
+# A wrong ex01 (its yield is a zero timer), made here from its patch.
+wrong="$tmp/zero_timer_yield.c"
+patch --quiet --fuzz=0 -o "$wrong" "$sol" <"$repo/solutions/wrong/ex01_round_robin/zero_timer_yield.patch" >/dev/null ||
+	echo "FAIL workflow: solutions/wrong/ex01_round_robin/zero_timer_yield.patch does not apply"
 ex01_file=labs/ex01_round_robin/round_robin.c
 
 pass() { printf 'PASS workflow: %s\n' "$*"; }

@@ -297,6 +297,8 @@ help:
 	@echo '  make autograder      dist/ zip for Gradescope (LAB=exNN: one lab; VISIBILITY=, the knobs above)'
 	@echo '  make autograders     one zip per lab: dist/yieldlab-autograder-exNN.zip'
 	@echo '  make check           the project test suite (what CI runs)'
+	@echo '  make check-list      its jobs; make check-<job> runs one (common/tests/README.md)'
+	@echo '  make docs            rewrite the tables the guides show from the tree'
 	@echo '  make mutants         mutation score of every grader (LAB=exNN: some labs)'
 	@echo '  make wrong-show W=<lab>/<mistake>   a wrong solution as a drop-in file'
 	@echo '  make new-lab NAME=exNN_topic        a new lab from the template'

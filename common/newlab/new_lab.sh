@@ -51,10 +51,14 @@ mkdir -p "solutions/wrong/$lab"
 diff -u --label "a/$topic.c" --label "b/$topic.c" "solutions/$lab/$topic.c" "$wrong" \
 	>"solutions/wrong/$lab/counts_one_too_far.patch" || true
 echo "  made solutions/wrong/$lab/counts_one_too_far.patch"
+# The tables the guides show list every lab (make check compares them).
+python3 common/docs/tables.py --write >/dev/null
+echo "  rewrote the generated tables (make docs): README.md, solutions/, gradescope/"
 cat <<MSG
 
 $lab is ready: 'make grade LAB=$id' grades the stub (0), 'make grade
-LAB=$id SOL=1' the reference, 'LAB=$id make check' all of it.  Next: write
+LAB=$id SOL=1' the reference, 'make check-lab-$id' its checks, 'LAB=$id
+make check' all of it; 'make mutants LAB=$id' measures its grader.  Next: write
 the lab's header (each Promise names its tests), its grader, the stub, the
 reference, two correct alternatives and its wrong solutions; its README and
 HINTS; experiments.txt for make data.

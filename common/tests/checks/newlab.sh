@@ -54,3 +54,7 @@ else
 fi
 (cd "$tmp" && LAB=ex99 bash common/tests/checks/promises.sh) | grep -q '^PASS ex99_sample' &&
 	pass "its promise map holds" || fail "its promise map does not hold"
+(cd "$tmp" && python3 common/docs/tables.py --check) >"$tmp/docs.log" 2>&1
+! grep -q '^FAIL' "$tmp/docs.log" && grep -q '^PASS' "$tmp/docs.log" &&
+	pass "the guides' generated tables already list it (make check-docs passes)" ||
+	fail "the generated tables do not list the new lab: $(grep '^FAIL' "$tmp/docs.log" | head -2 | tr '\n' ' ')"

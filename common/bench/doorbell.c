@@ -170,6 +170,17 @@ static void print_row(const struct options *o, enum bell_kind kind,
 		       median, p99, max);
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'n': o->wakeups = cli_long(cli, arg, "--wakeups", 10, 1000000); break;
+	case 'g': o->gap_us = cli_long(cli, arg, "--gap-us", 0, 100000); break;
+	case 'c': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	struct cli cli = { .prog = PROG, .usage = usage };
@@ -181,20 +192,9 @@ static struct options parse_args(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { 10000, 50, false };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n': o.wakeups = cli_long(&cli, optarg, "--wakeups", 10, 1000000); break;
-		case 'g': o.gap_us = cli_long(&cli, optarg, "--gap-us", 0, 100000); break;
-		case 'c': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	return o;

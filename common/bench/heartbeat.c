@@ -204,6 +204,20 @@ static void print_result(const struct options *o, long every, double item_ns,
 	       r->beats);
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'e': o->every = cli_long(cli, arg, "--every", 0, 10000000); break;
+	case 'n': o->items = cli_long(cli, arg, "--items", 1, 10000000); break;
+	case 'w': o->work_ns = cli_long(cli, arg, "--work-ns", 100, 10000000); break;
+	case 'b': o->beat_ms = cli_long(cli, arg, "--beat-ms", 1, 1000); break;
+	case 'r': o->reps = cli_long(cli, arg, "--reps", 1, MAX_REPS); break;
+	case 'c': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	struct cli cli = { .prog = PROG, .usage = usage };
@@ -218,23 +232,9 @@ static struct options parse_args(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { 40000, 3000, 5, 5, -1, false };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e': o.every = cli_long(&cli, optarg, "--every", 0, 10000000); break;
-		case 'n': o.items = cli_long(&cli, optarg, "--items", 1, 10000000); break;
-		case 'w': o.work_ns = cli_long(&cli, optarg, "--work-ns", 100, 10000000); break;
-		case 'b': o.beat_ms = cli_long(&cli, optarg, "--beat-ms", 1, 1000); break;
-		case 'r': o.reps = cli_long(&cli, optarg, "--reps", 1, MAX_REPS); break;
-		case 'c': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	return o;

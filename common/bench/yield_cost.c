@@ -400,6 +400,19 @@ static bool known_mechanism(const char *name)
 	return false;
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'b': o->base = arg; break;
+	case 'm': o->mechanism = arg; break;
+	case 't': o->budget_ms = cli_long(cli, arg, "--budget-ms", 1, 10000); break;
+	case 'r': o->reps = cli_long(cli, arg, "--reps", 1, MAX_REPS); break;
+	case 'c': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	struct cli cli = { .prog = PROG, .usage = usage };
@@ -413,22 +426,9 @@ static struct options parse_args(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct options o = { "both", "all", 70, 7, false };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b': o.base = optarg; break;
-		case 'm': o.mechanism = optarg; break;
-		case 't': o.budget_ms = cli_long(&cli, optarg, "--budget-ms", 1, 10000); break;
-		case 'r': o.reps = cli_long(&cli, optarg, "--reps", 1, MAX_REPS); break;
-		case 'c': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (strcmp(o.base, "default") && strcmp(o.base, "precise") &&
 	    strcmp(o.base, "both"))
 		cli_bad(&cli, "--base must be default, precise or both");

@@ -50,6 +50,17 @@ static void usage(FILE *f)
 	fputs("  --csv           print CSV (one header row) instead of the table\n", f);
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	if (workload_option(cli, &o->w, val, arg))
+		return;
+	switch (val) {
+	case 'C': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -60,20 +71,9 @@ static struct options parse_args(int argc, char **argv)
 	};
 	struct options o = { .w = WORKLOAD_DEFAULTS("ex07") };
 	struct cli cli = { .prog = "ex07", .usage = usage };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (workload_option(&cli, &o.w, c, optarg))
-			continue;
-		switch (c) {
-		case 'C': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	return o;

@@ -99,6 +99,19 @@ static void set_defaults(struct options *o)
 	o->n_cadences = sizeof(sweep) / sizeof(sweep[0]);
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	if (workload_option(cli, &o->w, val, arg))
+		return;
+	switch (val) {
+	case 'k': parse_cadences(cli, arg, o); break;
+	case 'b': o->budget_ms = cli_int(cli, arg, "--budget-ms", 1, 10000); break;
+	case 'C': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -111,23 +124,10 @@ static struct options parse_args(int argc, char **argv)
 	};
 	struct options o;
 	struct cli cli = { .prog = "ex08", .usage = usage };
-	int c;
 
 	set_defaults(&o);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (workload_option(&cli, &o.w, c, optarg))
-			continue;
-		switch (c) {
-		case 'k': parse_cadences(&cli, optarg, &o); break;
-		case 'b': o.budget_ms = cli_int(&cli, optarg, "--budget-ms", 1, 10000); break;
-		case 'C': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	for (size_t i = 0; i < o.n_cadences; i++)

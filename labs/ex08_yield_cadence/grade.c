@@ -45,9 +45,7 @@ struct world {
 	unsigned yields;
 	unsigned yields_before_a_return; /* a yield while the last is pending */
 	bool ev_kept_after_hashing;   /* seen by the loop: all hashed, t->ev set */
-	int done_calls;
-	size_t outstanding_at_done, acked_at_done, failed_at_done;
-	bool hashing_over_at_done;
+	struct savelab_done done;
 };
 
 /* A server answering after delay_ms, at most cap at once, and a client
@@ -69,7 +67,7 @@ static void world_next_task(struct world *w)
 	w->yields = 0;
 	w->yields_before_a_return = 0;
 	w->ev_kept_after_hashing = false;
-	w->done_calls = 0;
+	w->done.calls = 0;
 }
 
 static void world_free(struct world *w)
@@ -99,11 +97,8 @@ static void done_cb(struct cad_task *t, void *arg)
 {
 	struct world *w = arg;
 
-	w->done_calls++;
-	w->outstanding_at_done = save_client_outstanding(w->lab.client);
-	w->acked_at_done = t->acked;
-	w->failed_at_done = t->failed;
-	w->hashing_over_at_done = t->ev == NULL;
+	savelab_note_done(&w->done, w->lab.client, t->acked, t->failed,
+			  t->ev == NULL);
 }
 
 /* Saves are still on their way, or items remain and the task is still
@@ -116,10 +111,8 @@ static bool busy(void *arg)
 	 * the hashing is over, and the event must be gone. */
 	if (w->started && w->task.hashed == w->task.job.n && w->task.ev)
 		w->ev_kept_after_hashing = true;
-	if (save_client_outstanding(w->lab.client) > 0)
-		return true;
-	return w->task.next < w->task.job.n && w->task.ev &&
-	       event_pending(w->task.ev, EV_TIMEOUT, NULL);
+	return save_client_outstanding(w->lab.client) > 0 ||
+	       savelab_task_scheduled(w->task.ev, w->task.next, w->task.job.n);
 }
 
 /* Runs n items of `links` links with cadence c until nothing is left to
@@ -561,12 +554,12 @@ static void every_save_is_acknowledged_before_done(void **state)
 	world_start(&w, 30, 10);
 	expect_start_refuses_bad_jobs(&w);
 	run_task(&w, 20, 4096, (struct cadence){ .every = 5 });
-	GRADE_EXPECT(w.done_calls == 1, "done is called exactly once",
-		     "it was called %d times", w.done_calls);
-	GRADE_EXPECT(w.outstanding_at_done == 0 && w.acked_at_done == 20,
+	GRADE_EXPECT(w.done.calls == 1, "done is called exactly once",
+		     "it was called %d times", w.done.calls);
+	GRADE_EXPECT(w.done.outstanding == 0 && w.done.acked == 20,
 		     "when done is called, all 20 saves have their answer",
 		     "%zu answered (stored), %zu still on their way",
-		     w.acked_at_done, w.outstanding_at_done);
+		     w.done.acked, w.done.outstanding);
 	GRADE_EXPECT(w.task.ev == NULL && !w.ev_kept_after_hashing,
 		     "t->ev == NULL once the hashing is over (the event freed "
 		     "at the end of the last slice, saves still on their way)",
@@ -575,33 +568,10 @@ static void every_save_is_acknowledged_before_done(void **state)
 	savelab_expect_digests(&w.lab, 20, 4096);
 	left = per_save * (long)savelab_accepted();
 	world_free(&w);
-	GRADE_EXPECT(evalloc_live() - live_before <= left,
-		     "every libevent block of the run freed once the world is "
-		     "(the task's event freed with event_free, not just deleted)",
-		     "%ld block(s) still allocated: an event deleted or dropped "
-		     "but never freed?", evalloc_live() - live_before - left);
+	savelab_expect_blocks_freed(live_before, left);
 }
 
 /* ---- tests: failures ------------------------------------------------------- */
-
-/* Fails unless done came once, at the end, with the given counts. */
-static void expect_done_with(const struct world *w, size_t n, size_t acked,
-			     size_t failed, const char *situation)
-{
-	GRADE_EXPECT(w->done_calls == 1, "done is called exactly once, even "
-		     "when saves fail", "%s: done was called %d times",
-		     situation, w->done_calls);
-	GRADE_EXPECT(w->outstanding_at_done == 0 && w->hashing_over_at_done,
-		     "done comes after the hashing is over and every save has "
-		     "its answer", "%s: at done, %zu saves on their way, "
-		     "hashing %s", situation, w->outstanding_at_done,
-		     w->hashing_over_at_done ? "over" : "not over");
-	GRADE_EXPECT(w->acked_at_done == acked && w->failed_at_done == failed,
-		     "the task counts each failed save in t->failed, never in "
-		     "t->acked", "%s: %zu acked and %zu failed of %zu (expected "
-		     "%zu and %zu)", situation, w->acked_at_done,
-		     w->failed_at_done, n, acked, failed);
-}
 
 /*
  * Catches: done that never comes when the last save fails (only stored
@@ -618,7 +588,7 @@ static void done_comes_once_when_the_last_save_fails(void **state)
 	world_start(&w, 20, 10);
 	savelab_conflict(&w.lab, 11);
 	run_task(&w, 12, 4096, (struct cadence){ .every = 4 });
-	expect_done_with(&w, 12, 11, 1, "save 11 refused (409)");
+	savelab_expect_done_with(&w.done, 12, 11, 1, "save 11 refused (409)");
 	savelab_stats(&w.lab, &st);
 	GRADE_EXPECT(st.conflicts == 1 && st.received == 13,
 		     "each save sent once; the refused one is not sent again",
@@ -644,7 +614,7 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
 		     "linked in", "it is not (lab.mk's LDFLAGS)");
 	savelab_refuse_every_save();
 	run_task(&w, 6, 1024, (struct cadence){ .every = 0 });
-	expect_done_with(&w, 6, 0, 6, "every save refused by save_client_save");
+	savelab_expect_done_with(&w.done, 6, 0, 6, "every save refused by save_client_save");
 	GRADE_EXPECT(savelab_refused() == 6,
 		     "each of the 6 saves tried once: nothing is sent again",
 		     "save_client_save was refused %zu times", savelab_refused());
@@ -669,7 +639,7 @@ static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 	world_start(&w, 10, 10);
 	savelab_fail_hash(4);
 	run_task_unchecked(&w, 9, 1024, (struct cadence){ .every = 2 });
-	expect_done_with(&w, 9, 8, 1, "the hash of item 4 failed");
+	savelab_expect_done_with(&w.done, 9, 8, 1, "the hash of item 4 failed");
 	g = yields_after(w.lab.trace, got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "1 3 5 7") == 0,
 		     "every = 2, item 4 of 9 fails: it counts in its slice all "
@@ -710,10 +680,10 @@ static void the_task_ends_when_the_server_goes_away(void **state)
 		.delay_ms = 20, .max_in_flight = 10, .close_after = 6 });
 	run_task(&w, 16, 4096, (struct cadence){ .every = 0 });
 	expect_counted_once(&w, 16);
-	GRADE_EXPECT(w.acked_at_done == 6,
+	GRADE_EXPECT(w.done.acked == 6,
 		     "6 stored: the server answered 6 saves, then closed the "
 		     "connection of every later one", "%zu counted stored",
-		     w.acked_at_done);
+		     w.done.acked);
 	world_free(&w);
 }
 
@@ -722,24 +692,23 @@ static void the_task_ends_when_the_server_goes_away(void **state)
 static void expect_counted_once(struct world *w, size_t n)
 {
 	savelab_read_log(&w->lab);
-	GRADE_EXPECT(w->done_calls == 1 && w->outstanding_at_done == 0,
+	GRADE_EXPECT(w->done.calls == 1 && w->done.outstanding == 0,
 		     "done once, when every save has its answer",
 		     "done was called %d times, with %zu saves on their way",
-		     w->done_calls, w->outstanding_at_done);
-	GRADE_EXPECT(w->acked_at_done + w->failed_at_done == n &&
-		     w->acked_at_done <= w->lab.n_recs,
+		     w->done.calls, w->done.outstanding);
+	GRADE_EXPECT(w->done.acked + w->done.failed == n &&
+		     w->done.acked <= w->lab.n_recs,
 		     "each save counted once: stored (at most what the server "
 		     "logged) or failed", "%zu acked, %zu failed of %zu; the "
-		     "server logged %zu", w->acked_at_done, w->failed_at_done,
+		     "server logged %zu", w->done.acked, w->done.failed,
 		     n, w->lab.n_recs);
 }
 
 /* ---- tests: two tasks -------------------------------------------------------- */
 
 struct tally {
-	int done_calls;
+	struct savelab_done done;
 	unsigned yields;
-	size_t acked_at_done, failed_at_done;
 };
 
 /* A pair's yield: counted for its own task, then real. */
@@ -753,9 +722,8 @@ static void tally_done(struct cad_task *t, void *arg)
 {
 	struct tally *y = arg;
 
-	y->done_calls++;
-	y->acked_at_done = t->acked;
-	y->failed_at_done = t->failed;
+	savelab_note_done(&y->done, t->job.client, t->acked, t->failed,
+			  t->ev == NULL);
 }
 
 struct pair {
@@ -765,8 +733,7 @@ struct pair {
 
 static bool scheduled(const struct cad_task *t)
 {
-	return t->ev && t->next < t->job.n &&
-	       event_pending(t->ev, EV_TIMEOUT, NULL);
+	return savelab_task_scheduled(t->ev, t->next, t->job.n);
 }
 
 static bool pair_busy(void *arg)
@@ -781,11 +748,7 @@ static bool pair_busy(void *arg)
 static void expect_tally(const struct tally *y, size_t n, unsigned yields,
 			 const char *which)
 {
-	GRADE_EXPECT(y->done_calls == 1 && y->acked_at_done == n &&
-		     y->failed_at_done == 0,
-		     "each task gets its own done, once, with its own counts",
-		     "%s (n = %zu): done called %d times, %zu acked, %zu failed",
-		     which, n, y->done_calls, y->acked_at_done, y->failed_at_done);
+	savelab_expect_own_done(&y->done, n, which);
 	GRADE_EXPECT(y->yields == yields,
 		     "each task yields on its own count",
 		     "%s: %u yields, expected %u", which, y->yields, yields);
@@ -802,7 +765,6 @@ static void expect_tally(const struct tally *y, size_t n, unsigned yields,
  */
 static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 {
-	struct saveproc_options so = SAVEPROC_DEFAULTS;
 	struct tally ya = { 0 }, yb = { 0 }, yc = { 0 };
 	struct saveproc second;
 	struct pair p;
@@ -810,11 +772,8 @@ static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 
 	(void)state;
 	world_start(&w, 10, 10);
-	so.delay_ms = 10;
-	GRADE_EXPECT(saveproc_start_logged(&second, &so) == 0,
-		     "a second save server starts", "%s", second.why);
-	p = (struct pair){ .c1 = w.lab.client, .c2 = save_client_new(
-		w.lab.base, &(struct save_client_options){ .port = second.port }) };
+	p = (struct pair){ .c1 = w.lab.client,
+			   .c2 = savelab_second_server(&w.lab, 10, &second) };
 	GRADE_EXPECT(p.c2 && cad_start(&p.a, w.lab.base, &(struct cad_job){
 			.client = p.c1, .hasher = w.lab.hasher, .n = 8,
 			.links = 1024, .cadence = { .every = 3 },

@@ -383,8 +383,11 @@ void savelab_expect_own_done(const struct savelab_done *d, size_t n,
 		     which, n, d->calls, d->acked, d->failed);
 }
 
-bool savelab_task_scheduled(struct event *ev, size_t next, size_t n)
+bool savelab_task_busy(struct save_client *client, struct event *ev,
+		       size_t next, size_t n)
 {
+	if (save_client_outstanding(client) > 0)
+		return true;
 	return ev && next < n && event_pending(ev, EV_TIMEOUT, NULL);
 }
 

@@ -125,9 +125,11 @@ void savelab_expect_done_with(const struct savelab_done *d, size_t n,
 void savelab_expect_own_done(const struct savelab_done *d, size_t n,
 			     const char *which);
 
-/* True while the task's event ev is pending with items left (next < n):
- * the task is still scheduled to hash them. */
-bool savelab_task_scheduled(struct event *ev, size_t next, size_t n);
+/* The referee's question: true while client has saves on their way, or
+ * the task's event ev is pending with items left (next < n), i.e. the
+ * task is still scheduled to hash them. */
+bool savelab_task_busy(struct save_client *client, struct event *ev,
+		       size_t next, size_t n);
 
 /* Fails unless no more than `left` libevent blocks are live beyond
  * live_before (an evalloc_live() read before the world started). */

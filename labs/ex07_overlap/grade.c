@@ -102,8 +102,8 @@ static bool busy(void *arg)
 	 * means the hashing is over, and the event must be gone. */
 	if (w->task.job.n > 0 && w->task.hashed == w->task.job.n && w->task.ev)
 		w->ev_kept_after_hashing = true;
-	return save_client_outstanding(w->lab.client) > 0 ||
-	       savelab_task_scheduled(w->task.ev, w->task.next, w->task.job.n);
+	return savelab_task_busy(w->lab.client, w->task.ev, w->task.next,
+				 w->task.job.n);
 }
 
 /* Runs n items through the student's task until nothing is left to do
@@ -130,37 +130,17 @@ static void expect_all_hashed(const struct world *w, size_t n)
 		     w->task.hashed, n);
 }
 
-static void read_log(struct world *w)
-{
-	savelab_read_log(&w->lab);
-}
-
-static const struct saveproto_record *record_of(const struct world *w, size_t id)
-{
-	return savelab_record(&w->lab, id);
-}
-
-static int64_t hashed_at(const struct world *w, size_t i)
-{
-	return savelab_hashed_at(&w->lab, i);
-}
-
-static void expect_every_id(const struct world *w, size_t n)
-{
-	savelab_expect_every_id(&w->lab, n);
-}
-
 /* ---- tests: the overlap ---------------------------------------------------- */
 
 /* How many items late save i reached the server: hashes completed before
  * it arrived, beyond items 0 .. i. */
 static long items_late(const struct world *w, size_t i, size_t n)
 {
-	const struct saveproto_record *rec = record_of(w, i);
+	const struct saveproto_record *rec = savelab_record(&w->lab, i);
 	long done = 0;
 
 	for (size_t j = 0; j < n; j++)
-		done += hashed_at(w, j) < rec->received_ns;
+		done += savelab_hashed_at(&w->lab, j) < rec->received_ns;
 	return done - (long)(i + 1);
 }
 
@@ -211,9 +191,9 @@ static struct overlap_run measure_overlap(void)
 		     "libcrypto failed");
 	run_task(&w, N_ITEMS);
 	expect_all_hashed(&w, N_ITEMS);
-	read_log(&w);
-	expect_every_id(&w, N_ITEMS);
-	last_hash = hashed_at(&w, N_ITEMS - 1);
+	savelab_read_log(&w.lab);
+	savelab_expect_every_id(&w.lab, N_ITEMS);
+	last_hash = savelab_hashed_at(&w.lab, N_ITEMS - 1);
 	for (size_t k = 0; k < w.lab.n_recs; k++)
 		m.after += w.lab.recs[k].received_ns > last_hash;
 	for (size_t i = 0; i < 16; i++) {
@@ -329,10 +309,11 @@ static void hashing_does_not_wait_for_each_save(void **state)
 	world_start(&w);
 	run_task(&w, N_ITEMS);
 	expect_all_hashed(&w, N_ITEMS);
-	read_log(&w);
-	expect_every_id(&w, N_ITEMS);
+	savelab_read_log(&w.lab);
+	savelab_expect_every_id(&w.lab, N_ITEMS);
 	for (size_t i = 0; i + 1 < N_ITEMS; i++)
-		ahead += hashed_at(&w, i + 1) < record_of(&w, i)->answered_ns;
+		ahead += savelab_hashed_at(&w.lab, i + 1) <
+			 savelab_record(&w.lab, i)->answered_ns;
 	GRADE_EXPECT(ahead >= (N_ITEMS - 1) / 2,
 		     "item i+1 is hashed before save i is answered, for most i "
 		     "(the CPU does not wait for the server)",
@@ -522,10 +503,10 @@ static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 		     "items", "%u yields", w.yields);
 	savelab_stats(&w.lab, &st);
 	savelab_read_log(&w.lab);
-	GRADE_EXPECT(st.received == 7 && !record_of(&w, 3),
+	GRADE_EXPECT(st.received == 7 && !savelab_record(&w.lab, 3),
 		     "7 saves sent, none for item 3",
 		     "%llu sent%s", (unsigned long long)st.received,
-		     record_of(&w, 3) ? ", one of them for item 3" : "");
+		     savelab_record(&w.lab, 3) ? ", one of them for item 3" : "");
 	world_free(&w);
 }
 
@@ -572,18 +553,12 @@ struct pair {
 	struct ovl_task a, b;
 };
 
-static bool scheduled(const struct ovl_task *t)
-{
-	return savelab_task_scheduled(t->ev, t->next, t->job.n);
-}
-
 static bool pair_busy(void *arg)
 {
 	const struct pair *p = arg;
 
-	return save_client_outstanding(p->c1) > 0 ||
-	       save_client_outstanding(p->c2) > 0 || scheduled(&p->a) ||
-	       scheduled(&p->b);
+	return savelab_task_busy(p->c1, p->a.ev, p->a.next, p->a.job.n) ||
+	       savelab_task_busy(p->c2, p->b.ev, p->b.next, p->b.job.n);
 }
 
 /*

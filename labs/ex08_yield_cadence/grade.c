@@ -111,8 +111,8 @@ static bool busy(void *arg)
 	 * the hashing is over, and the event must be gone. */
 	if (w->started && w->task.hashed == w->task.job.n && w->task.ev)
 		w->ev_kept_after_hashing = true;
-	return save_client_outstanding(w->lab.client) > 0 ||
-	       savelab_task_scheduled(w->task.ev, w->task.next, w->task.job.n);
+	return savelab_task_busy(w->lab.client, w->task.ev, w->task.next,
+				 w->task.job.n);
 }
 
 /* Runs n items of `links` links with cadence c until nothing is left to
@@ -174,16 +174,6 @@ static const char *expected_yields(size_t n, unsigned k, char *buf, size_t size)
 		used += (size_t)snprintf(buf + used, size - used, "%s%zu",
 					 used ? " " : "", i - 1);
 	return buf[0] ? buf : "(no yield)";
-}
-
-static const struct saveproto_record *record_of(const struct world *w, size_t id)
-{
-	return savelab_record(&w->lab, id);
-}
-
-static int64_t hashed_at(const struct world *w, size_t i)
-{
-	return savelab_hashed_at(&w->lab, i);
 }
 
 /* ---- tests: the count ---------------------------------------------------- */
@@ -298,7 +288,7 @@ static void never_drains_every_save_after_the_last_hash_in_waves(void **state)
 	savelab_read_log(&w.lab);
 	GRADE_EXPECT(w.lab.n_recs == 20, "the server stored all 20 saves",
 		     "it stored %zu", w.lab.n_recs);
-	last_hash = hashed_at(&w, 19);
+	last_hash = savelab_hashed_at(&w.lab, 19);
 	for (size_t k = 0; k < w.lab.n_recs; k++)
 		late += w.lab.recs[k].received_ns > last_hash;
 	GRADE_EXPECT(late == 20,
@@ -647,10 +637,10 @@ static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 		     "yields after items %s", g);
 	savelab_stats(&w.lab, &st);
 	savelab_read_log(&w.lab);
-	GRADE_EXPECT(st.received == 8 && !record_of(&w, 4),
+	GRADE_EXPECT(st.received == 8 && !savelab_record(&w.lab, 4),
 		     "8 saves sent, none for item 4", "%llu sent%s",
 		     (unsigned long long)st.received,
-		     record_of(&w, 4) ? ", one of them for item 4" : "");
+		     savelab_record(&w.lab, 4) ? ", one of them for item 4" : "");
 	world_free(&w);
 }
 
@@ -731,18 +721,12 @@ struct pair {
 	struct cad_task a, b;
 };
 
-static bool scheduled(const struct cad_task *t)
-{
-	return savelab_task_scheduled(t->ev, t->next, t->job.n);
-}
-
 static bool pair_busy(void *arg)
 {
 	const struct pair *p = arg;
 
-	return save_client_outstanding(p->c1) > 0 ||
-	       save_client_outstanding(p->c2) > 0 || scheduled(&p->a) ||
-	       scheduled(&p->b);
+	return savelab_task_busy(p->c1, p->a.ev, p->a.next, p->a.job.n) ||
+	       savelab_task_busy(p->c2, p->b.ev, p->b.next, p->b.job.n);
 }
 
 static void expect_tally(const struct tally *y, size_t n, unsigned yields,

@@ -333,6 +333,33 @@ static int64_t progress_clock(void)
 	return now + (int64_t)gaps * fake_gap_ns;
 }
 
+/* Runs n items of cadence c with the fake clock on a fresh world: item i
+ * costs cost[i], each save queued save_ns, each yield's turn elsewhere
+ * gap_ns.  @return after which items the task yielded (yields_after, in
+ * got). */
+static const char *yields_on_fake_clock(const int64_t *cost, size_t n,
+					int64_t save_ns, int64_t gap_ns,
+					struct cadence c, char *got,
+					size_t size)
+{
+	struct world w;
+	const char *g;
+
+	world_start(&w, 5, 10);
+	fake_world = &w;
+	fake_cost = cost;
+	fake_gap_ns = gap_ns;
+	fake_save_ns = save_ns;
+	clock_set_source(progress_clock);
+	run_task(&w, n, 1024, c);
+	g = yields_after(w.lab.trace, got, size);
+	clock_set_source(NULL);
+	fake_world = NULL;
+	fake_save_ns = 0;
+	world_free(&w);
+	return g;
+}
+
 /*
  * Catches: a budget that is not reset at the start of every slice (set
  * once, moved on by one budget, or taken right after the previous
@@ -345,28 +372,19 @@ static int64_t progress_clock(void)
 static void budget_cadence_yields_when_the_budget_is_spent(void **state)
 {
 	static int64_t cost[20];
-	struct world w;
 	char got[256];
 	const char *g;
 
 	(void)state;
 	for (size_t i = 0; i < 20; i++)
 		cost[i] = (i < 10 ? 3 : 7) * MS;
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = 30 * MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 20, 1024, (struct cadence){ .budget_ns = 10 * MS });
-	g = yields_after(w.lab.trace, got, sizeof(got));
+	g = yields_on_fake_clock(cost, 20, 0, 30 * MS,
+				 (struct cadence){ .budget_ns = 10 * MS },
+				 got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "3 7 10 12 14 16 18") == 0,
 		     "items of 3 ms then 7 ms, budget 10 ms, 30 ms elsewhere "
 		     "per yield: yields after items 3 7 10 12 14 16 18",
 		     "yields after items %s", g);
-	clock_set_source(NULL);
-	fake_world = NULL;
-	fake_save_ns = 0;
-	world_free(&w);
 }
 
 /* The smallest budget is a budget: 1 ns is spent by any item, so the
@@ -374,20 +392,12 @@ static void budget_cadence_yields_when_the_budget_is_spent(void **state)
 static void expect_a_one_ns_budget_yields_after_every_item(void)
 {
 	static int64_t cost[4] = { MS, MS, MS, MS };
-	struct world w;
 	char got[256];
 
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 4, 1024, (struct cadence){ .budget_ns = 1 });
 	/* Items are numbered from 0: yields after items 0, 1 and 2 of 4. */
-	GRADE_EXPECT_STR(yields_after(w.lab.trace, got, sizeof(got)), "0 1 2");
-	clock_set_source(NULL);
-	fake_world = NULL;
-	world_free(&w);
+	GRADE_EXPECT_STR(yields_on_fake_clock(cost, 4, 0, MS,
+					      (struct cadence){ .budget_ns = 1 },
+					      got, sizeof(got)), "0 1 2");
 }
 
 /* The budget is in nanoseconds: 9 ms + 1 ns is not spent after three
@@ -397,21 +407,14 @@ static void expect_a_one_ns_budget_yields_after_every_item(void)
 static void expect_a_budget_one_ns_over_three_items_takes_four(void)
 {
 	static int64_t cost[10];
-	struct world w;
 	char got[256];
 
 	for (size_t i = 0; i < 10; i++)
 		cost[i] = 3 * MS;
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = 30 * MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 10, 1024, (struct cadence){ .budget_ns = 9 * MS + 1 });
-	GRADE_EXPECT_STR(yields_after(w.lab.trace, got, sizeof(got)), "3 7");
-	clock_set_source(NULL);
-	fake_world = NULL;
-	world_free(&w);
+	GRADE_EXPECT_STR(yields_on_fake_clock(cost, 10, 0, 30 * MS,
+					      (struct cadence){
+						      .budget_ns = 9 * MS + 1 },
+					      got, sizeof(got)), "3 7");
 }
 
 /*
@@ -428,21 +431,15 @@ static void expect_a_budget_one_ns_over_three_items_takes_four(void)
 static void budget_is_spent_exactly_at_the_boundary(void **state)
 {
 	static int64_t cost[9];
-	struct world w;
 	char got[256];
 	const char *g;
 
 	(void)state;
 	for (size_t i = 0; i < 9; i++)
 		cost[i] = 4 * MS;
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = 30 * MS;
-	fake_save_ns = 1 * MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 9, 1024, (struct cadence){ .budget_ns = 10 * MS });
-	g = yields_after(w.lab.trace, got, sizeof(got));
+	g = yields_on_fake_clock(cost, 9, 1 * MS, 30 * MS,
+				 (struct cadence){ .budget_ns = 10 * MS },
+				 got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "1 3 5 7") == 0,
 		     "items of 4 ms + 1 ms for the save, budget 10 ms: a slice "
 		     "is over when its time >= the budget, so yields after items "
@@ -450,10 +447,6 @@ static void budget_is_spent_exactly_at_the_boundary(void **state)
 		     "yields after items %s%s", g,
 		     strcmp(g, "2 5") == 0 ? " (> instead of >=, or only the "
 		     "hashing time counted?)" : "");
-	clock_set_source(NULL);
-	fake_world = NULL;
-	fake_save_ns = 0;
-	world_free(&w);
 	expect_a_budget_one_ns_over_three_items_takes_four();
 	expect_a_one_ns_budget_yields_after_every_item();
 }
@@ -467,29 +460,20 @@ static void budget_is_spent_exactly_at_the_boundary(void **state)
 static void every_is_ignored_when_a_budget_is_set(void **state)
 {
 	static int64_t cost[10];
-	struct world w;
 	char got[256];
 	const char *g;
 
 	(void)state;
 	for (size_t i = 0; i < 10; i++)
 		cost[i] = 3 * MS;
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = 30 * MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 10, 1024,
-		 (struct cadence){ .every = 1, .budget_ns = 10 * MS });
-	g = yields_after(w.lab.trace, got, sizeof(got));
+	g = yields_on_fake_clock(cost, 10, 0, 30 * MS,
+				 (struct cadence){ .every = 1,
+						   .budget_ns = 10 * MS },
+				 got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "3 7") == 0,
 		     "every = 1 AND a 10 ms budget, items of 3 ms: the budget "
 		     "decides (every is ignored): yields after items 3 7",
 		     "yields after items %s", g);
-	clock_set_source(NULL);
-	fake_world = NULL;
-	fake_save_ns = 0;
-	world_free(&w);
 }
 
 /* ---- tests: the end ------------------------------------------------------- */

@@ -188,8 +188,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "wakeups", required_argument, NULL, 'n' },
 		{ "gap-us", required_argument, NULL, 'g' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { 10000, 50, false };
 

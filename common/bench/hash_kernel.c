@@ -185,8 +185,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "links", required_argument, NULL, 'l' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { 262144, 7, false };
 

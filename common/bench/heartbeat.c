@@ -228,8 +228,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "beat-ms", required_argument, NULL, 'b' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { 40000, 3000, 5, 5, -1, false };
 

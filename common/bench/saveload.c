@@ -71,8 +71,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "conns", required_argument, NULL, 'c' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "csv", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 
 	*o = (struct opts){ .saves = 2000, .conns = 50, .timeout_ms = 10000 };

@@ -422,8 +422,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "budget-ms", required_argument, NULL, 't' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { "both", "all", 70, 7, false };
 

@@ -55,12 +55,18 @@ enum cli_outcome {
 	CLI_BAD,      /* some argument was bad (said on stderr); exit 2 */
 };
 
+/* The last rows of every program's longopts: --help (the val cli_parse
+ * answers with the usage) and the table's end. */
+#define CLI_HELP_AND_END                                                   \
+	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+
 /*
- * Reads argv with getopt_long and longopts, from the start (optind is
- * reset, so a second parse reads its own argv), handing each option to
- * take(c, val, arg, ctx).  The option with val 'h' is --help: it prints the
- * usage on stdout and stops at once.  An unknown option, a missing value
- * or a stray argument is reported with cli_bad.
+ * Reads argv with getopt_long and longopts (ending in CLI_HELP_AND_END),
+ * from the start (optind is reset, so a second parse reads its own argv),
+ * handing each option to take(c, val, arg, ctx).  The option with val
+ * 'h' is --help: it prints the usage on stdout and stops at once.  An
+ * unknown option, a missing value or a stray argument is reported with
+ * cli_bad.
  * Checks that need every option (a required one, a combination) go after
  * the call, with cli_bad, before the program asks cli_failed().
  * @return CLI_HELP, or CLI_BAD when cli_failed(c), else CLI_OK.

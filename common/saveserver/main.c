@@ -115,8 +115,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "exit-after", required_argument, NULL, 'X' },
 		{ "jitter-ms", required_argument, NULL, 'J' },
 		{ "seed", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { .port = 0, .delay_ms = 50, .max_in_flight = 10,
 			     .idle_timeout_ms = 10000, .request_timeout_ms = 5000,

@@ -131,8 +131,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "yield", required_argument, NULL, 'y' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "priorities", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { 2, 6, 2000, 5, "rr_yield", false, false };
 	struct cli cli = { .prog = "ex01", .usage = usage };

@@ -86,8 +86,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "base", required_argument, NULL, 'B' },
 		{ "slow-ms", required_argument, NULL, 's' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { 40000, 3, 5, 100, { 0, 1, 10, 100, 1000 }, 5,
 			     false, false };

@@ -112,8 +112,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "yield", required_argument, NULL, 'y' },
 		{ "csv", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = {
 		.budgets_ms = { 0.5, 1, 2, 5 }, .n_budgets = 4,

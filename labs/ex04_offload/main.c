@@ -80,8 +80,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "beat-ms", required_argument, NULL, 'b' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "series", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { 8, 32, 1, 5, false, false };
 	struct cli cli = { .prog = "ex04", .usage = usage };

@@ -110,8 +110,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "deadline", no_argument, NULL, 'd' },
 		{ "beat-ms", required_argument, NULL, 'b' },
 		{ "csv", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { .rows = 40000, .rounds = 16, .cancel_ms = 10,
 			     .beat_ms = 5 };

@@ -81,8 +81,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "csv", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { .w = WORKLOAD_DEFAULTS("ex06"), .batch = 10,
 			     .serial = true, .batched = true };

@@ -65,8 +65,7 @@ static struct options parse_args(int argc, char **argv)
 	static const struct option longopts[] = {
 		WORKLOAD_LONGOPTS,
 		{ "csv", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { .w = WORKLOAD_DEFAULTS("ex07") };
 	struct cli cli = { .prog = "ex07", .usage = usage };

@@ -118,8 +118,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "budget-ms", required_argument, NULL, 'b' },
 		WORKLOAD_LONGOPTS,
 		{ "csv", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o;
 	struct cli cli = { .prog = "ex08", .usage = usage };

@@ -126,8 +126,7 @@ static void a_choice_lists_the_names_it_takes(void **state)
 static const struct option parse_opts[] = {
 	{ "count", required_argument, NULL, 'n' },
 	{ "csv", no_argument, NULL, 'c' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+	CLI_HELP_AND_END,
 };
 
 struct parsed {

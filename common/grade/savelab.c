@@ -343,7 +343,7 @@ int __wrap_hashwork_item_links(struct hashwork *h, uint64_t i, uint64_t links,
 	return rc;
 }
 
-/* ---- the task's end: done and the referee ---------------------------------- */
+/* ---- the task's end: done and the referee -------------------------------- */
 
 void savelab_note_done(struct savelab_done *d, struct save_client *client,
 		       size_t acked, size_t failed, bool hashing_over)
@@ -372,6 +372,18 @@ void savelab_expect_done_with(const struct savelab_done *d, size_t n,
 		     "t->acked", "%s: %zu acked and %zu failed of %zu (expected "
 		     "%zu and %zu)", situation, d->acked, d->failed, n, acked,
 		     failed);
+}
+
+void savelab_expect_refused_save_not_resent(struct savelab *w, size_t n)
+{
+	struct saveproto_stats st;
+
+	savelab_stats(w, &st);
+	GRADE_EXPECT(st.conflicts == 1 && st.received == n + 1,
+		     "each save sent once; the refused one is not sent again",
+		     "the server received %llu (the grader's 1 included), "
+		     "%llu refused", (unsigned long long)st.received,
+		     (unsigned long long)st.conflicts);
 }
 
 void savelab_expect_own_done(const struct savelab_done *d, size_t n,

@@ -99,7 +99,7 @@ void savelab_expect_digests(struct savelab *w, size_t n, uint64_t links);
 bool savelab_run(struct savelab *w, bool (*busy)(void *arg), void *arg,
 		 int64_t limit_ms);
 
-/* ---- the task's end: done and the referee ---------------------------------- */
+/* ---- the task's end: done and the referee -------------------------------- */
 
 /* What the lab's done callback found, noted by the grader's done. */
 struct savelab_done {
@@ -119,6 +119,11 @@ void savelab_note_done(struct savelab_done *d, struct save_client *client,
 void savelab_expect_done_with(const struct savelab_done *d, size_t n,
 			      size_t acked, size_t failed,
 			      const char *situation);
+
+/* After one savelab_conflict and a run of n items: fails unless the
+ * server received n + 1 saves (the world's own included) and refused one,
+ * i.e. each save was sent once and the refused one not sent again. */
+void savelab_expect_refused_save_not_resent(struct savelab *w, size_t n);
 
 /* Fails unless one of several tasks on a loop got one done with n acked
  * and none failed; which names the task in the message. */

@@ -220,7 +220,6 @@ static void take_option(struct cli *cli, int val, char *arg, void *ctx)
 
 static struct options parse_args(int argc, char **argv)
 {
-	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "every", required_argument, NULL, 'e' },
 		{ "items", required_argument, NULL, 'n' },
@@ -230,12 +229,11 @@ static struct options parse_args(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' },
 		CLI_HELP_AND_END,
 	};
+	static const struct bench_args args = { PROG, usage, longopts,
+						take_option, NULL };
 	struct options o = { 40000, 3000, 5, 5, -1, false };
 
-	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
-		exit(0);
-	if (cli_failed(&cli))
-		exit(2);
+	bench_parse_args(&args, argc, argv, &o);
 	return o;
 }
 

@@ -62,9 +62,14 @@ static void take_option(struct cli *cli, int val, char *arg, void *ctx)
 	}
 }
 
+static void check_port(struct cli *cli, void *opts)
+{
+	if (((const struct opts *)opts)->port == 0)
+		cli_bad(cli, "--port is required");
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longs[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "saves", required_argument, NULL, 'n' },
@@ -73,14 +78,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "csv", no_argument, NULL, 'v' },
 		CLI_HELP_AND_END,
 	};
+	static const struct bench_args args = { PROG, usage, longs,
+						take_option, check_port };
 
 	*o = (struct opts){ .saves = 2000, .conns = 50, .timeout_ms = 10000 };
-	if (cli_parse(&cli, argc, argv, longs, take_option, o) == CLI_HELP)
-		exit(0);
-	if (o->port == 0)
-		cli_bad(&cli, "--port is required");
-	if (cli_failed(&cli))
-		exit(2);
+	bench_parse_args(&args, argc, argv, o);
 }
 
 static void saved_cb(uint64_t id, int ok, const char *why, void *arg)

@@ -413,9 +413,20 @@ static void take_option(struct cli *cli, int val, char *arg, void *ctx)
 	}
 }
 
+/* What needs every option: names that are not numbers. */
+static void check_options(struct cli *cli, void *opts)
+{
+	const struct options *o = opts;
+
+	if (strcmp(o->base, "default") && strcmp(o->base, "precise") &&
+	    strcmp(o->base, "both"))
+		cli_bad(cli, "--base must be default, precise or both");
+	if (!known_mechanism(o->mechanism))
+		cli_bad(cli, "unknown --mechanism");
+}
+
 static struct options parse_args(int argc, char **argv)
 {
-	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "base", required_argument, NULL, 'b' },
 		{ "mechanism", required_argument, NULL, 'm' },
@@ -424,17 +435,11 @@ static struct options parse_args(int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' },
 		CLI_HELP_AND_END,
 	};
+	static const struct bench_args args = { PROG, usage, longopts,
+						take_option, check_options };
 	struct options o = { "both", "all", 70, 7, false };
 
-	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
-		exit(0);
-	if (strcmp(o.base, "default") && strcmp(o.base, "precise") &&
-	    strcmp(o.base, "both"))
-		cli_bad(&cli, "--base must be default, precise or both");
-	if (!known_mechanism(o.mechanism))
-		cli_bad(&cli, "unknown --mechanism");
-	if (cli_failed(&cli))
-		exit(2);
+	bench_parse_args(&args, argc, argv, &o);
 	return o;
 }
 

@@ -62,11 +62,6 @@ static void world_free(struct world *w)
 	savelab_free(&w->lab);
 }
 
-static void get_stats(struct world *w, struct saveproto_stats *st)
-{
-	savelab_stats(&w->lab, st);
-}
-
 static void run_ok(int rc, const char *which)
 {
 	GRADE_EXPECT(rc == 0, "the run returns 0 (every item hashed and stored)",
@@ -90,7 +85,7 @@ static void serial_run_waits_for_each_reply_before_the_next_hash(void **state)
 	(void)state;
 	world_start(&w, 20, 10, n);
 	run_ok(ss_serial(&w.run), "ss_serial()");
-	get_stats(&w, &st);
+	savelab_stats(&w.lab, &st);
 	savelab_read_log(&w.lab);
 	savelab_expect_every_id(&w.lab, n);
 	GRADE_EXPECT(st.max_in_flight == 1,
@@ -176,7 +171,7 @@ static void batched_run_sends_a_whole_batch_at_once(void **state)
 	(void)state;
 	world_start(&w, 30, 10, 10);
 	run_ok(ss_batched(&w.run, 5), "ss_batched(r, 5)");
-	get_stats(&w, &st);
+	savelab_stats(&w.lab, &st);
 	savelab_read_log(&w.lab);
 	savelab_expect_every_id(&w.lab, 10);
 	for (size_t b = 0; b < 10; b += 5)
@@ -297,7 +292,7 @@ static void batch_sizes_outside_1_to_the_maximum_are_refused_untouched(void **st
 			     "batch %zu: returned %d after hashing %zu and sending "
 			     "%zu", bad[k], rc, w.run.hashed, w.run.sent);
 	}
-	get_stats(&w, &st);
+	savelab_stats(&w.lab, &st);
 	GRADE_EXPECT_INT(st.received, 0, "saves the server received for bad batches");
 	run_ok(ss_batched(&w.run, SS_MAX_BATCH), "ss_batched(r, SS_MAX_BATCH)");
 	ss_init(&w.run, w.lab.client, w.lab.hasher, 3, LINKS, w.lab.trace);
@@ -339,7 +334,7 @@ static void expect_500_stops_the_batches(void)
 	world_start_with(&w, &o, 12);
 	expect_failed_run(&w, ss_batched(&w.run, 4),
 			  "ss_batched(r, 4) with save 6 answered 500", 8);
-	get_stats(&w, &st);
+	savelab_stats(&w.lab, &st);
 	GRADE_EXPECT(st.received == 8 && w.run.acked == 7,
 		     "saves 0-7 sent once, 7 stored; nothing after",
 		     "the server received %llu, %zu counted stored",
@@ -364,7 +359,7 @@ static void a_save_the_server_refuses_makes_the_run_return_minus_1(void **state)
 	savelab_conflict(&w.lab, 3);
 	expect_failed_run(&w, ss_serial(&w.run), "ss_serial() with save 3 refused",
 			  4);
-	get_stats(&w, &st);
+	savelab_stats(&w.lab, &st);
 	GRADE_EXPECT(st.conflicts == 1 && st.received == 5,
 		     "save 3 sent once and refused; nothing sent after it",
 		     "the server received %llu saves (the grader's own 1 "

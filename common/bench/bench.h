@@ -8,9 +8,27 @@
 #ifndef YIELDLAB_BENCH_H
 #define YIELDLAB_BENCH_H
 
+#include "cli.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* What a bench's command line is, for bench_parse_args. */
+struct bench_args {
+	const char *prog;                 /* "bench-lag": prefixes messages */
+	void (*usage)(FILE *f);
+	const struct option *longopts;    /* ending in CLI_HELP_AND_END */
+	cli_option_fn *take;              /* reads one option into opts */
+	/* NULL, or the checks that need every option (cli_bad) */
+	void (*check)(struct cli *c, void *opts);
+};
+
+/* Reads argv into opts as a describes, then a->check.  Exits 0 after
+ * --help and 2 after a bad argument (what was wrong and the usage are on
+ * stderr), as every bench does; returns when opts is good. */
+void bench_parse_args(const struct bench_args *a, int argc, char **argv,
+		      void *opts);
 
 /* The p-th percentile (1 <= p <= 100, interpolated: lag.h) of n >= 1 values;
  * does not modify them. */

@@ -170,33 +170,30 @@ static void print_row(const struct options *o, enum bell_kind kind,
 		       median, p99, max);
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'n': o->wakeups = cli_long(cli, arg, "--wakeups", 10, 1000000); break;
+	case 'g': o->gap_us = cli_long(cli, arg, "--gap-us", 0, 100000); break;
+	case 'c': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
-	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "wakeups", required_argument, NULL, 'n' },
 		{ "gap-us", required_argument, NULL, 'g' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
+	static const struct bench_args args = { PROG, usage, longopts,
+						take_option, NULL };
 	struct options o = { 10000, 50, false };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n': o.wakeups = cli_long(&cli, optarg, "--wakeups", 10, 1000000); break;
-		case 'g': o.gap_us = cli_long(&cli, optarg, "--gap-us", 0, 100000); break;
-		case 'c': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
-	if (cli_failed(&cli))
-		exit(2);
+	bench_parse_args(&args, argc, argv, &o);
 	return o;
 }
 

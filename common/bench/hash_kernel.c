@@ -167,33 +167,30 @@ static void print_row(const struct options *o, size_t k, const struct tally *t)
 		       kernels[k].what);
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'l': o->links = cli_long(cli, arg, "--links", 1000, 100000000); break;
+	case 'r': o->reps = cli_long(cli, arg, "--reps", 1, MAX_REPS); break;
+	case 'c': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
-	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "links", required_argument, NULL, 'l' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
+	static const struct bench_args args = { PROG, usage, longopts,
+						take_option, NULL };
 	struct options o = { 262144, 7, false };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l': o.links = cli_long(&cli, optarg, "--links", 1000, 100000000); break;
-		case 'r': o.reps = cli_long(&cli, optarg, "--reps", 1, MAX_REPS); break;
-		case 'c': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
-	if (cli_failed(&cli))
-		exit(2);
+	bench_parse_args(&args, argc, argv, &o);
 	return o;
 }
 

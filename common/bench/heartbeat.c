@@ -204,9 +204,22 @@ static void print_result(const struct options *o, long every, double item_ns,
 	       r->beats);
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'e': o->every = cli_long(cli, arg, "--every", 0, 10000000); break;
+	case 'n': o->items = cli_long(cli, arg, "--items", 1, 10000000); break;
+	case 'w': o->work_ns = cli_long(cli, arg, "--work-ns", 100, 10000000); break;
+	case 'b': o->beat_ms = cli_long(cli, arg, "--beat-ms", 1, 1000); break;
+	case 'r': o->reps = cli_long(cli, arg, "--reps", 1, MAX_REPS); break;
+	case 'c': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
-	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "every", required_argument, NULL, 'e' },
 		{ "items", required_argument, NULL, 'n' },
@@ -214,29 +227,13 @@ static struct options parse_args(int argc, char **argv)
 		{ "beat-ms", required_argument, NULL, 'b' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
+	static const struct bench_args args = { PROG, usage, longopts,
+						take_option, NULL };
 	struct options o = { 40000, 3000, 5, 5, -1, false };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e': o.every = cli_long(&cli, optarg, "--every", 0, 10000000); break;
-		case 'n': o.items = cli_long(&cli, optarg, "--items", 1, 10000000); break;
-		case 'w': o.work_ns = cli_long(&cli, optarg, "--work-ns", 100, 10000000); break;
-		case 'b': o.beat_ms = cli_long(&cli, optarg, "--beat-ms", 1, 1000); break;
-		case 'r': o.reps = cli_long(&cli, optarg, "--reps", 1, MAX_REPS); break;
-		case 'c': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
-	if (cli_failed(&cli))
-		exit(2);
+	bench_parse_args(&args, argc, argv, &o);
 	return o;
 }
 

@@ -49,39 +49,40 @@ static void usage(FILE *f)
 		"  --csv           one header row and one row\n");
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct opts *o = ctx;
+
+	switch (val) {
+	case 'p': o->port = cli_long(cli, arg, "--port", 1, 65535); break;
+	case 'n': o->saves = cli_long(cli, arg, "--saves", 1, 1000000); break;
+	case 'c': o->conns = cli_long(cli, arg, "--conns", 1, 1000); break;
+	case 't': o->timeout_ms = cli_long(cli, arg, "--timeout-ms", 1, 600000); break;
+	case 'v': o->csv = true; break;
+	}
+}
+
+static void check_port(struct cli *cli, void *opts)
+{
+	if (((const struct opts *)opts)->port == 0)
+		cli_bad(cli, "--port is required");
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longs[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "saves", required_argument, NULL, 'n' },
 		{ "conns", required_argument, NULL, 'c' },
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "csv", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
-	int c;
+	static const struct bench_args args = { PROG, usage, longs,
+						take_option, check_port };
 
 	*o = (struct opts){ .saves = 2000, .conns = 50, .timeout_ms = 10000 };
-	opterr = 0;     /* cli_bad says what was wrong, once */
-	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-		switch (c) {
-		case 'p': o->port = cli_long(&cli, optarg, "--port", 1, 65535); break;
-		case 'n': o->saves = cli_long(&cli, optarg, "--saves", 1, 1000000); break;
-		case 'c': o->conns = cli_long(&cli, optarg, "--conns", 1, 1000); break;
-		case 't': o->timeout_ms = cli_long(&cli, optarg, "--timeout-ms", 1, 600000); break;
-		case 'v': o->csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
-	if (o->port == 0)
-		cli_bad(&cli, "--port is required");
-	if (cli_failed(&cli))
-		exit(2);
+	bench_parse_args(&args, argc, argv, o);
 }
 
 static void saved_cb(uint64_t id, int ok, const char *why, void *arg)

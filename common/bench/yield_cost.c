@@ -400,42 +400,46 @@ static bool known_mechanism(const char *name)
 	return false;
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'b': o->base = arg; break;
+	case 'm': o->mechanism = arg; break;
+	case 't': o->budget_ms = cli_long(cli, arg, "--budget-ms", 1, 10000); break;
+	case 'r': o->reps = cli_long(cli, arg, "--reps", 1, MAX_REPS); break;
+	case 'c': o->csv = true; break;
+	}
+}
+
+/* What needs every option: names that are not numbers. */
+static void check_options(struct cli *cli, void *opts)
+{
+	const struct options *o = opts;
+
+	if (strcmp(o->base, "default") && strcmp(o->base, "precise") &&
+	    strcmp(o->base, "both"))
+		cli_bad(cli, "--base must be default, precise or both");
+	if (!known_mechanism(o->mechanism))
+		cli_bad(cli, "unknown --mechanism");
+}
+
 static struct options parse_args(int argc, char **argv)
 {
-	struct cli cli = { .prog = PROG, .usage = usage };
 	static const struct option longopts[] = {
 		{ "base", required_argument, NULL, 'b' },
 		{ "mechanism", required_argument, NULL, 'm' },
 		{ "budget-ms", required_argument, NULL, 't' },
 		{ "reps", required_argument, NULL, 'r' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
+	static const struct bench_args args = { PROG, usage, longopts,
+						take_option, check_options };
 	struct options o = { "both", "all", 70, 7, false };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b': o.base = optarg; break;
-		case 'm': o.mechanism = optarg; break;
-		case 't': o.budget_ms = cli_long(&cli, optarg, "--budget-ms", 1, 10000); break;
-		case 'r': o.reps = cli_long(&cli, optarg, "--reps", 1, MAX_REPS); break;
-		case 'c': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
-	if (strcmp(o.base, "default") && strcmp(o.base, "precise") &&
-	    strcmp(o.base, "both"))
-		cli_bad(&cli, "--base must be default, precise or both");
-	if (!known_mechanism(o.mechanism))
-		cli_bad(&cli, "unknown --mechanism");
-	if (cli_failed(&cli))
-		exit(2);
+	bench_parse_args(&args, argc, argv, &o);
 	return o;
 }
 

@@ -342,3 +342,84 @@ int __wrap_hashwork_item_links(struct hashwork *h, uint64_t i, uint64_t links,
 	}
 	return rc;
 }
+
+/* ---- the task's end: done and the referee -------------------------------- */
+
+void savelab_note_done(struct savelab_done *d, struct save_client *client,
+		       size_t acked, size_t failed, bool hashing_over)
+{
+	d->calls++;
+	d->outstanding = client ? save_client_outstanding(client) : 0;
+	d->acked = acked;
+	d->failed = failed;
+	d->hashing_over = hashing_over;
+}
+
+void savelab_expect_done_with(const struct savelab_done *d, size_t n,
+			      size_t acked, size_t failed,
+			      const char *situation)
+{
+	GRADE_EXPECT(d->calls == 1, "done is called exactly once, even "
+		     "when saves fail", "%s: done was called %d times",
+		     situation, d->calls);
+	GRADE_EXPECT(d->outstanding == 0 && d->hashing_over,
+		     "done comes after the hashing is over and every save has "
+		     "its answer", "%s: at done, %zu saves on their way, "
+		     "hashing %s", situation, d->outstanding,
+		     d->hashing_over ? "over" : "not over");
+	GRADE_EXPECT(d->acked == acked && d->failed == failed,
+		     "the task counts each failed save in t->failed, never in "
+		     "t->acked", "%s: %zu acked and %zu failed of %zu (expected "
+		     "%zu and %zu)", situation, d->acked, d->failed, n, acked,
+		     failed);
+}
+
+void savelab_expect_refused_save_not_resent(struct savelab *w, size_t n)
+{
+	struct saveproto_stats st;
+
+	savelab_stats(w, &st);
+	GRADE_EXPECT(st.conflicts == 1 && st.received == n + 1,
+		     "each save sent once; the refused one is not sent again",
+		     "the server received %llu (the grader's 1 included), "
+		     "%llu refused", (unsigned long long)st.received,
+		     (unsigned long long)st.conflicts);
+}
+
+void savelab_expect_own_done(const struct savelab_done *d, size_t n,
+			     const char *which)
+{
+	GRADE_EXPECT(d->calls == 1 && d->acked == n && d->failed == 0,
+		     "each task gets its own done, once, with its own counts",
+		     "%s (n = %zu): done called %d times, %zu acked, %zu failed",
+		     which, n, d->calls, d->acked, d->failed);
+}
+
+bool savelab_task_busy(struct save_client *client, struct event *ev,
+		       size_t next, size_t n)
+{
+	if (save_client_outstanding(client) > 0)
+		return true;
+	return ev && next < n && event_pending(ev, EV_TIMEOUT, NULL);
+}
+
+void savelab_expect_blocks_freed(long live_before, long left)
+{
+	GRADE_EXPECT(evalloc_live() - live_before <= left,
+		     "every libevent block of the run freed once the world is "
+		     "(the task's event freed with event_free, not just deleted)",
+		     "%ld block(s) still allocated: an event deleted or dropped "
+		     "but never freed?", evalloc_live() - live_before - left);
+}
+
+struct save_client *savelab_second_server(struct savelab *w, int delay_ms,
+					  struct saveproc *second)
+{
+	struct saveproc_options so = SAVEPROC_DEFAULTS;
+
+	so.delay_ms = delay_ms;
+	GRADE_EXPECT(saveproc_start_logged(second, &so) == 0,
+		     "a second save server starts", "%s", second->why);
+	return save_client_new(w->base, &(struct save_client_options){
+		.port = second->port });
+}

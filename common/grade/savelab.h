@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct event;
 struct event_base;
 struct save_client;
 struct trace;
@@ -97,6 +98,53 @@ void savelab_expect_digests(struct savelab *w, size_t n, uint64_t links);
  */
 bool savelab_run(struct savelab *w, bool (*busy)(void *arg), void *arg,
 		 int64_t limit_ms);
+
+/* ---- the task's end: done and the referee -------------------------------- */
+
+/* What the lab's done callback found, noted by the grader's done. */
+struct savelab_done {
+	int calls;
+	size_t outstanding;      /* saves the client still had on their way */
+	size_t acked, failed;    /* the task's counts */
+	bool hashing_over;       /* the task's event was gone (t->ev == NULL) */
+};
+
+/* Notes one call of done (the last call's counts are kept); client may be
+ * NULL (then no save counts as on its way). */
+void savelab_note_done(struct savelab_done *d, struct save_client *client,
+		       size_t acked, size_t failed, bool hashing_over);
+
+/* Fails unless done came once, after the hashing and every answer, with
+ * acked + failed of n as given; situation starts each message. */
+void savelab_expect_done_with(const struct savelab_done *d, size_t n,
+			      size_t acked, size_t failed,
+			      const char *situation);
+
+/* After one savelab_conflict and a run of n items: fails unless the
+ * server received n + 1 saves (the world's own included) and refused one,
+ * i.e. each save was sent once and the refused one not sent again. */
+void savelab_expect_refused_save_not_resent(struct savelab *w, size_t n);
+
+/* Fails unless one of several tasks on a loop got one done with n acked
+ * and none failed; which names the task in the message. */
+void savelab_expect_own_done(const struct savelab_done *d, size_t n,
+			     const char *which);
+
+/* The referee's question: true while client has saves on their way, or
+ * the task's event ev is pending with items left (next < n), i.e. the
+ * task is still scheduled to hash them. */
+bool savelab_task_busy(struct save_client *client, struct event *ev,
+		       size_t next, size_t n);
+
+/* Fails unless no more than `left` libevent blocks are live beyond
+ * live_before (an evalloc_live() read before the world started). */
+void savelab_expect_blocks_freed(long live_before, long left);
+
+/* A second logged server answering after delay_ms, and a client for it on
+ * w's base (NULL when it cannot be made); fails the test if the server
+ * does not start.  Stop it with save_client_free and saveproc_stop. */
+struct save_client *savelab_second_server(struct savelab *w, int delay_ms,
+					  struct saveproc *second);
 
 /* libevent blocks (common/grade/evalloc.h) that a world of one save
  * leaves allocated once it is freed: 0, or 1 while common/lib/save.c frees

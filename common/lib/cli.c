@@ -75,3 +75,27 @@ bool cli_failed(const struct cli *c)
 {
 	return c->failed;
 }
+
+enum cli_outcome cli_parse(struct cli *c, int argc, char **argv,
+			   const struct option *longopts, cli_option_fn *take,
+			   void *ctx)
+{
+	int val;
+
+	opterr = 0;     /* cli_bad says what was wrong, once, with the usage */
+	optind = 0;     /* glibc: 0 starts a fresh scan of this argv */
+	while ((val = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (val == 'h') {
+			if (c->usage)
+				c->usage(stdout);
+			return CLI_HELP;
+		}
+		if (val == '?' || val == ':')
+			cli_bad(c, "unknown option or missing value");
+		else
+			take(c, val, optarg, ctx);
+	}
+	if (optind != argc)
+		cli_bad(c, "unexpected argument");
+	return cli_failed(c) ? CLI_BAD : CLI_OK;
+}

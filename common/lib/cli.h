@@ -11,6 +11,7 @@
 #ifndef YIELDLAB_CLI_H
 #define YIELDLAB_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -43,5 +44,35 @@ int cli_choice(struct cli *c, const char *arg, const char *option,
 
 /* @return true when some argument was bad: exit 2 (the usage was printed). */
 bool cli_failed(const struct cli *c);
+
+/* Takes one option for the program: val is its longopts value, arg its
+ * value (NULL for a flag).  A bad value is reported with cli_bad(c, ...). */
+typedef void cli_option_fn(struct cli *c, int val, char *arg, void *ctx);
+
+enum cli_outcome {
+	CLI_OK,       /* every argument was read; cli_failed(c) is false */
+	CLI_HELP,     /* --help: the usage is on stdout; exit 0 */
+	CLI_BAD,      /* some argument was bad (said on stderr); exit 2 */
+};
+
+/* The last rows of every program's longopts: --help (the val cli_parse
+ * answers with the usage) and the table's end. */
+#define CLI_HELP_AND_END                                                   \
+	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+
+/*
+ * Reads argv with getopt_long and longopts (ending in CLI_HELP_AND_END),
+ * from the start (optind is reset, so a second parse reads its own argv),
+ * handing each option to take(c, val, arg, ctx).  The option with val
+ * 'h' is --help: it prints the usage on stdout and stops at once.  An
+ * unknown option, a missing value or a stray argument is reported with
+ * cli_bad.
+ * Checks that need every option (a required one, a combination) go after
+ * the call, with cli_bad, before the program asks cli_failed().
+ * @return CLI_HELP, or CLI_BAD when cli_failed(c), else CLI_OK.
+ */
+enum cli_outcome cli_parse(struct cli *c, int argc, char **argv,
+			   const struct option *longopts, cli_option_fn *take,
+			   void *ctx);
 
 #endif

@@ -66,21 +66,38 @@ static void usage(FILE *f)
 }
 
 /* The fault options; @return false if c is not one of them. */
-static bool parse_fault(struct cli *cli, int c, struct faults *f)
+static bool parse_fault(struct cli *cli, int c, const char *arg,
+			struct faults *f)
 {
 	switch (c) {
 	case 'F':
-		if (faults_parse_ids(f, optarg) != 0)
+		if (faults_parse_ids(f, arg) != 0)
 			cli_bad(cli, "--fail-ids needs ids or ranges like 3,7,10-12 "
 				"(at most 1024 items, each below 2^64)");
 		return true;
-	case 'S': f->fail_status = cli_int(cli, optarg, "--fail-status", 400, 599); return true;
-	case 'C': f->close_after = cli_int(cli, optarg, "--close-after", 0, 1000000000); return true;
-	case 'X': f->exit_after = cli_int(cli, optarg, "--exit-after", 0, 1000000000); return true;
-	case 'J': f->jitter_ms = cli_int(cli, optarg, "--jitter-ms", 0, 600000); return true;
-	case 'R': f->rng = (uint64_t)cli_int(cli, optarg, "--seed", 0, 2147483647); return true;
+	case 'S': f->fail_status = cli_int(cli, arg, "--fail-status", 400, 599); return true;
+	case 'C': f->close_after = cli_int(cli, arg, "--close-after", 0, 1000000000); return true;
+	case 'X': f->exit_after = cli_int(cli, arg, "--exit-after", 0, 1000000000); return true;
+	case 'J': f->jitter_ms = cli_int(cli, arg, "--jitter-ms", 0, 600000); return true;
+	case 'R': f->rng = (uint64_t)cli_int(cli, arg, "--seed", 0, 2147483647); return true;
 	}
 	return false;
+}
+
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	if (parse_fault(cli, val, arg, &o->faults))
+		return;
+	switch (val) {
+	case 'p': o->port = cli_int(cli, arg, "--port", 0, 65535); break;
+	case 'd': o->delay_ms = cli_int(cli, arg, "--delay-ms", 0, 600000); break;
+	case 'm': o->max_in_flight = cli_int(cli, arg, "--max-in-flight", 1, 100000); break;
+	case 'i': o->idle_timeout_ms = cli_int(cli, arg, "--idle-timeout-ms", 1, 3600000); break;
+	case 'l': o->log_path = arg; break;
+	case 'r': o->request_timeout_ms = cli_int(cli, arg, "--request-timeout-ms", 1, 3600000); break;
+	}
 }
 
 static struct options parse_args(int argc, char **argv)
@@ -98,33 +115,16 @@ static struct options parse_args(int argc, char **argv)
 		{ "exit-after", required_argument, NULL, 'X' },
 		{ "jitter-ms", required_argument, NULL, 'J' },
 		{ "seed", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { .port = 0, .delay_ms = 50, .max_in_flight = 10,
 			     .idle_timeout_ms = 10000, .request_timeout_ms = 5000,
 			     .log_path = NULL };
 	struct cli parse = { .prog = "saveserver", .usage = usage }, *cli = &parse;
-	int c;
 
 	faults_init(&o.faults);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (parse_fault(cli, c, &o.faults))
-			continue;
-		switch (c) {
-		case 'p': o.port = cli_int(cli, optarg, "--port", 0, 65535); break;
-		case 'd': o.delay_ms = cli_int(cli, optarg, "--delay-ms", 0, 600000); break;
-		case 'm': o.max_in_flight = cli_int(cli, optarg, "--max-in-flight", 1, 100000); break;
-		case 'i': o.idle_timeout_ms = cli_int(cli, optarg, "--idle-timeout-ms", 1, 3600000); break;
-		case 'l': o.log_path = optarg; break;
-		case 'r': o.request_timeout_ms = cli_int(cli, optarg, "--request-timeout-ms", 1, 3600000); break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(cli, "unexpected argument");
+	if (cli_parse(cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (o.log_path && *o.log_path == '\0')
 		cli_bad(cli, "--log needs a file name");
 	if (cli_failed(cli))

@@ -106,6 +106,21 @@ static const struct mechanism *find_mechanism(const char *name)
 	return NULL;
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 't': o->tasks = cli_int(cli, arg, "--tasks", 1, 6); break;
+	case 's': o->steps = cli_int(cli, arg, "--steps", 1, 100000); break;
+	case 'w': o->work_us = cli_int(cli, arg, "--work-us", 0, 100000); break;
+	case 'b': o->beat_ms = cli_int(cli, arg, "--beat-ms", 1, 1000); break;
+	case 'y': o->yield = arg; break;
+	case 'c': o->csv = true; break;
+	case 'p': o->priorities = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -116,29 +131,13 @@ static struct options parse_args(int argc, char **argv)
 		{ "yield", required_argument, NULL, 'y' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "priorities", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { 2, 6, 2000, 5, "rr_yield", false, false };
 	struct cli cli = { .prog = "ex01", .usage = usage };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't': o.tasks = cli_int(&cli, optarg, "--tasks", 1, 6); break;
-		case 's': o.steps = cli_int(&cli, optarg, "--steps", 1, 100000); break;
-		case 'w': o.work_us = cli_int(&cli, optarg, "--work-us", 0, 100000); break;
-		case 'b': o.beat_ms = cli_int(&cli, optarg, "--beat-ms", 1, 1000); break;
-		case 'y': o.yield = optarg; break;
-		case 'c': o.csv = true; break;
-		case 'p': o.priorities = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (!find_mechanism(o.yield))
 		cli_bad(&cli, "unknown --yield mechanism");
 	if (cli_failed(&cli))

@@ -60,6 +60,22 @@ static void parse_every(struct cli *cli, char *list, struct options *o)
 		cli_bad(cli, "--every needs at least one cadence");
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	static const char *const bases[] = { "mine", "default" };
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'n': o->items = cli_int(cli, arg, "--items", 1, 10000000); break;
+	case 'w': o->item_us = cli_int(cli, arg, "--item-us", 0, 100000); break;
+	case 'b': o->beat_ms = cli_int(cli, arg, "--beat-ms", 1, 1000); break;
+	case 'e': parse_every(cli, arg, o); break;
+	case 'B': o->default_base = cli_choice(cli, arg, "--base", bases, 2) == 1; break;
+	case 's': o->slow_ms = cli_int(cli, arg, "--slow-ms", 1, 10000); break;
+	case 'c': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -70,31 +86,14 @@ static struct options parse_args(int argc, char **argv)
 		{ "base", required_argument, NULL, 'B' },
 		{ "slow-ms", required_argument, NULL, 's' },
 		{ "csv", no_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
-	static const char *const bases[] = { "mine", "default" };
 	struct options o = { 40000, 3, 5, 100, { 0, 1, 10, 100, 1000 }, 5,
 			     false, false };
 	struct cli cli = { .prog = "ex02", .usage = usage };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n': o.items = cli_int(&cli, optarg, "--items", 1, 10000000); break;
-		case 'w': o.item_us = cli_int(&cli, optarg, "--item-us", 0, 100000); break;
-		case 'b': o.beat_ms = cli_int(&cli, optarg, "--beat-ms", 1, 1000); break;
-		case 'e': parse_every(&cli, optarg, &o); break;
-		case 'B': o.default_base = cli_choice(&cli, optarg, "--base", bases, 2) == 1; break;
-		case 's': o.slow_ms = cli_int(&cli, optarg, "--slow-ms", 1, 10000); break;
-		case 'c': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	return o;

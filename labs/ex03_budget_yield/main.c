@@ -84,11 +84,12 @@ static size_t parse_int_list(struct cli *cli, char *list, const char *name,
 	return n;
 }
 
-static void parse_option(struct cli *cli, int c, char *arg, struct options *o)
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
 {
 	static const char *const yields[] = { "loop", "timer" };
+	struct options *o = ctx;
 
-	switch (c) {
+	switch (val) {
 	case 'b': o->n_budgets = parse_list(cli, arg, "--budgets", 0.01, 1000, o->budgets_ms); break;
 	case 'c': o->n_counts = parse_int_list(cli, arg, "--counts", 1, 10000000, o->counts); break;
 	case 'i': o->n_items = parse_int_list(cli, arg, "--item-us", 1, 100000, o->item_us); break;
@@ -96,6 +97,7 @@ static void parse_option(struct cli *cli, int c, char *arg, struct options *o)
 	case 'B': o->beat_ms = cli_int(cli, arg, "--beat-ms", 1, 100); break;
 	case 'r': o->repeat = cli_int(cli, arg, "--repeat", 1, 20); break;
 	case 'y': o->timer_yield = cli_choice(cli, arg, "--yield", yields, 2) == 1; break;
+	case 'C': o->csv = true; break;
 	}
 }
 
@@ -110,8 +112,7 @@ static struct options parse_args(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "yield", required_argument, NULL, 'y' },
 		{ "csv", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = {
 		.budgets_ms = { 0.5, 1, 2, 5 }, .n_budgets = 4,
@@ -120,23 +121,9 @@ static struct options parse_args(int argc, char **argv)
 		.work_ms = 100, .beat_ms = 5, .repeat = 5,
 	};
 	struct cli cli = { .prog = "ex03", .usage = usage };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout);
-			exit(0);
-		} else if (c == 'C') {
-			o.csv = true;
-		} else if (c == '?' || c == ':') {
-			cli_bad(&cli, "unknown option or missing value");
-		} else {
-			parse_option(&cli, c, optarg, &o);
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (o.n_items == 0)
 		cli_bad(&cli, "--item-us needs at least one value");
 	if (cli_failed(&cli))

@@ -57,6 +57,20 @@ static void usage(FILE *f)
 		"Runs idle, inline (on the loop thread) and offload (your pool).\n");
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'j': o->jobs = cli_int(cli, arg, "--jobs", 1, 64); break;
+	case 'm': o->mib = cli_int(cli, arg, "--mib", 1, 256); break;
+	case 'w': o->workers = cli_int(cli, arg, "--workers", 1, 16); break;
+	case 'b': o->beat_ms = cli_int(cli, arg, "--beat-ms", 1, 1000); break;
+	case 'c': o->csv = true; break;
+	case 's': o->series = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -66,28 +80,13 @@ static struct options parse_args(int argc, char **argv)
 		{ "beat-ms", required_argument, NULL, 'b' },
 		{ "csv", no_argument, NULL, 'c' },
 		{ "series", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { 8, 32, 1, 5, false, false };
 	struct cli cli = { .prog = "ex04", .usage = usage };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': o.jobs = cli_int(&cli, optarg, "--jobs", 1, 64); break;
-		case 'm': o.mib = cli_int(&cli, optarg, "--mib", 1, 256); break;
-		case 'w': o.workers = cli_int(&cli, optarg, "--workers", 1, 16); break;
-		case 'b': o.beat_ms = cli_int(&cli, optarg, "--beat-ms", 1, 1000); break;
-		case 'c': o.csv = true; break;
-		case 's': o.series = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	return o;

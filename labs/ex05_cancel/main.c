@@ -85,6 +85,21 @@ static void parse_every(struct cli *cli, struct options *o, const char *list)
 		cli_bad(cli, "--every needs at least one interval");
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (val) {
+	case 'r': o->rows = cli_long(cli, arg, "--rows", 1, 10000000); break;
+	case 'o': o->rounds = (int)cli_long(cli, arg, "--rounds", 1, 1000); break;
+	case 'c': o->cancel_ms = (int)cli_long(cli, arg, "--cancel-ms", 0, 60000); break;
+	case 'e': parse_every(cli, o, arg); break;
+	case 'd': o->deadline = true; break;
+	case 'b': o->beat_ms = (int)cli_long(cli, arg, "--beat-ms", 1, 1000); break;
+	case 'v': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -95,31 +110,15 @@ static struct options parse_args(int argc, char **argv)
 		{ "deadline", no_argument, NULL, 'd' },
 		{ "beat-ms", required_argument, NULL, 'b' },
 		{ "csv", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { .rows = 40000, .rounds = 16, .cancel_ms = 10,
 			     .beat_ms = 5 };
 	struct cli cli = { .prog = "ex05", .usage = usage };
-	int c;
 
 	parse_every(&cli, &o, "1,10,100,1000,10000,0");
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r': o.rows = cli_long(&cli, optarg, "--rows", 1, 10000000); break;
-		case 'o': o.rounds = (int)cli_long(&cli, optarg, "--rounds", 1, 1000); break;
-		case 'c': o.cancel_ms = (int)cli_long(&cli, optarg, "--cancel-ms", 0, 60000); break;
-		case 'e': parse_every(&cli, &o, optarg); break;
-		case 'd': o.deadline = true; break;
-		case 'b': o.beat_ms = (int)cli_long(&cli, optarg, "--beat-ms", 1, 1000); break;
-		case 'v': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	return o;

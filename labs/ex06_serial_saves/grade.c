@@ -62,31 +62,6 @@ static void world_free(struct world *w)
 	savelab_free(&w->lab);
 }
 
-static void read_log(struct world *w)
-{
-	savelab_read_log(&w->lab);
-}
-
-static void get_stats(struct world *w, struct saveproto_stats *st)
-{
-	savelab_stats(&w->lab, st);
-}
-
-static const struct saveproto_record *record_of(const struct world *w, size_t id)
-{
-	return savelab_record(&w->lab, id);
-}
-
-static int64_t hashed_at(const struct world *w, size_t i)
-{
-	return savelab_hashed_at(&w->lab, i);
-}
-
-static void expect_every_id(const struct world *w, size_t n)
-{
-	savelab_expect_every_id(&w->lab, n);
-}
-
 static void run_ok(int rc, const char *which)
 {
 	GRADE_EXPECT(rc == 0, "the run returns 0 (every item hashed and stored)",
@@ -110,21 +85,22 @@ static void serial_run_waits_for_each_reply_before_the_next_hash(void **state)
 	(void)state;
 	world_start(&w, 20, 10, n);
 	run_ok(ss_serial(&w.run), "ss_serial()");
-	get_stats(&w, &st);
-	read_log(&w);
-	expect_every_id(&w, n);
+	savelab_stats(&w.lab, &st);
+	savelab_read_log(&w.lab);
+	savelab_expect_every_id(&w.lab, n);
 	GRADE_EXPECT(st.max_in_flight == 1,
 		     "the server never holds two saves of the serial run at once",
 		     "it held up to %llu at once: saves were sent before the "
 		     "previous one was answered", (unsigned long long)st.max_in_flight);
 	for (size_t i = 0; i + 1 < n; i++) {
-		const struct saveproto_record *a = record_of(&w, i), *b = record_of(&w, i + 1);
+		const struct saveproto_record *a = savelab_record(&w.lab, i);
+		const struct saveproto_record *b = savelab_record(&w.lab, i + 1);
 
 		GRADE_EXPECT(b->received_ns > a->answered_ns,
 			     "save i+1 reaches the server after save i was answered",
 			     "save %zu arrived %.1f ms before save %zu was answered",
 			     i + 1, clock_ns_to_ms(a->answered_ns - b->received_ns), i);
-		GRADE_EXPECT(hashed_at(&w, i + 1) > a->answered_ns,
+		GRADE_EXPECT(savelab_hashed_at(&w.lab, i + 1) > a->answered_ns,
 			     "item i+1 is hashed after save i was answered (hash, "
 			     "send, wait, next)",
 			     "item %zu was hashed before save %zu was answered",
@@ -159,7 +135,7 @@ static int64_t batch_min(const struct world *w, size_t from, size_t to,
 	int64_t t = INT64_MAX;
 
 	for (size_t id = from; id < to; id++) {
-		const struct saveproto_record *r = record_of(w, id);
+		const struct saveproto_record *r = savelab_record(&w->lab, id);
 		int64_t v = answered ? r->answered_ns : r->received_ns;
 
 		t = v < t ? v : t;
@@ -173,7 +149,7 @@ static int64_t batch_max(const struct world *w, size_t from, size_t to,
 	int64_t t = INT64_MIN;
 
 	for (size_t id = from; id < to; id++) {
-		const struct saveproto_record *r = record_of(w, id);
+		const struct saveproto_record *r = savelab_record(&w->lab, id);
 		int64_t v = answered ? r->answered_ns : r->received_ns;
 
 		t = v > t ? v : t;
@@ -195,9 +171,9 @@ static void batched_run_sends_a_whole_batch_at_once(void **state)
 	(void)state;
 	world_start(&w, 30, 10, 10);
 	run_ok(ss_batched(&w.run, 5), "ss_batched(r, 5)");
-	get_stats(&w, &st);
-	read_log(&w);
-	expect_every_id(&w, 10);
+	savelab_stats(&w.lab, &st);
+	savelab_read_log(&w.lab);
+	savelab_expect_every_id(&w.lab, 10);
 	for (size_t b = 0; b < 10; b += 5)
 		GRADE_EXPECT(batch_max(&w, b, b + 5, false) < batch_min(&w, b, b + 5, true),
 			     "the 5 saves of a batch are at the server together "
@@ -205,7 +181,7 @@ static void batched_run_sends_a_whole_batch_at_once(void **state)
 			     "save %zu was answered before the batch's last save "
 			     "arrived: the batch was sent one save at a time", b);
 	GRADE_EXPECT(batch_min(&w, 5, 10, false) > batch_max(&w, 0, 5, true) &&
-		     hashed_at(&w, 5) > batch_max(&w, 0, 5, true),
+		     savelab_hashed_at(&w.lab, 5) > batch_max(&w, 0, 5, true),
 		     "items 5-9 are hashed and sent after the answers of saves 0-4",
 		     "the second batch did not wait for the first one's answers");
 	GRADE_EXPECT(st.max_in_flight == 5,
@@ -316,7 +292,7 @@ static void batch_sizes_outside_1_to_the_maximum_are_refused_untouched(void **st
 			     "batch %zu: returned %d after hashing %zu and sending "
 			     "%zu", bad[k], rc, w.run.hashed, w.run.sent);
 	}
-	get_stats(&w, &st);
+	savelab_stats(&w.lab, &st);
 	GRADE_EXPECT_INT(st.received, 0, "saves the server received for bad batches");
 	run_ok(ss_batched(&w.run, SS_MAX_BATCH), "ss_batched(r, SS_MAX_BATCH)");
 	ss_init(&w.run, w.lab.client, w.lab.hasher, 3, LINKS, w.lab.trace);
@@ -358,7 +334,7 @@ static void expect_500_stops_the_batches(void)
 	world_start_with(&w, &o, 12);
 	expect_failed_run(&w, ss_batched(&w.run, 4),
 			  "ss_batched(r, 4) with save 6 answered 500", 8);
-	get_stats(&w, &st);
+	savelab_stats(&w.lab, &st);
 	GRADE_EXPECT(st.received == 8 && w.run.acked == 7,
 		     "saves 0-7 sent once, 7 stored; nothing after",
 		     "the server received %llu, %zu counted stored",
@@ -383,7 +359,7 @@ static void a_save_the_server_refuses_makes_the_run_return_minus_1(void **state)
 	savelab_conflict(&w.lab, 3);
 	expect_failed_run(&w, ss_serial(&w.run), "ss_serial() with save 3 refused",
 			  4);
-	get_stats(&w, &st);
+	savelab_stats(&w.lab, &st);
 	GRADE_EXPECT(st.conflicts == 1 && st.received == 5,
 		     "save 3 sent once and refused; nothing sent after it",
 		     "the server received %llu saves (the grader's own 1 "
@@ -477,7 +453,7 @@ static void a_run_ends_with_minus_1_when_the_server_goes_away(void **state)
 	world_start_with(&w, &o, 15);
 	expect_failed_run(&w, ss_batched(&w.run, 5),
 			  "ss_batched(r, 5), the server exits at save 8", 10);
-	read_log(&w);
+	savelab_read_log(&w.lab);
 	/* Saves 5 and 6 may be answered before save 7 arrives and the
 	 * server exits (under load the batch's saves can spread over more
 	 * than the 10 ms delay): what counts is that exactly the stored

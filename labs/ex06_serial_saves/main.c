@@ -61,6 +61,19 @@ static void parse_mode(struct cli *cli, const char *arg, struct options *o)
 	o->batched = m != 1;
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	if (workload_option(cli, &o->w, val, arg))
+		return;
+	switch (val) {
+	case 'b': o->batch = cli_int(cli, arg, "--batch", 1, SS_MAX_BATCH); break;
+	case 'm': parse_mode(cli, arg, o); break;
+	case 'C': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -68,28 +81,14 @@ static struct options parse_args(int argc, char **argv)
 		{ "batch", required_argument, NULL, 'b' },
 		{ "mode", required_argument, NULL, 'm' },
 		{ "csv", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { .w = WORKLOAD_DEFAULTS("ex06"), .batch = 10,
 			     .serial = true, .batched = true };
 	struct cli cli = { .prog = "ex06", .usage = usage };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (workload_option(&cli, &o.w, c, optarg))
-			continue;
-		switch (c) {
-		case 'b': o.batch = cli_int(&cli, optarg, "--batch", 1, SS_MAX_BATCH); break;
-		case 'm': parse_mode(&cli, optarg, &o); break;
-		case 'C': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	return o;

@@ -44,9 +44,7 @@
 struct world {
 	struct savelab lab;
 	struct ovl_task task;
-	int done_calls;
-	size_t outstanding_at_done, acked_at_done, failed_at_done;
-	bool hashing_over_at_done;
+	struct savelab_done done;
 	unsigned yields;
 	bool ev_kept_after_hashing;   /* seen by the loop: all hashed, t->ev set */
 	uint64_t links;               /* per item: LINKS unless a test sets it */
@@ -79,11 +77,8 @@ static void done_cb(struct ovl_task *t, void *arg)
 {
 	struct world *w = arg;
 
-	w->done_calls++;
-	w->outstanding_at_done = save_client_outstanding(w->lab.client);
-	w->acked_at_done = t->acked;
-	w->failed_at_done = t->failed;
-	w->hashing_over_at_done = t->ev == NULL;
+	savelab_note_done(&w->done, w->lab.client, t->acked, t->failed,
+			  t->ev == NULL);
 }
 
 /* The grader's yield: counted and marked "|" in the trace, then real. */
@@ -107,10 +102,8 @@ static bool busy(void *arg)
 	 * means the hashing is over, and the event must be gone. */
 	if (w->task.job.n > 0 && w->task.hashed == w->task.job.n && w->task.ev)
 		w->ev_kept_after_hashing = true;
-	if (save_client_outstanding(w->lab.client) > 0)
-		return true;
-	return w->task.next < w->task.job.n && w->task.ev &&
-	       event_pending(w->task.ev, EV_TIMEOUT, NULL);
+	return savelab_task_busy(w->lab.client, w->task.ev, w->task.next,
+				 w->task.job.n);
 }
 
 /* Runs n items through the student's task until nothing is left to do
@@ -137,37 +130,17 @@ static void expect_all_hashed(const struct world *w, size_t n)
 		     w->task.hashed, n);
 }
 
-static void read_log(struct world *w)
-{
-	savelab_read_log(&w->lab);
-}
-
-static const struct saveproto_record *record_of(const struct world *w, size_t id)
-{
-	return savelab_record(&w->lab, id);
-}
-
-static int64_t hashed_at(const struct world *w, size_t i)
-{
-	return savelab_hashed_at(&w->lab, i);
-}
-
-static void expect_every_id(const struct world *w, size_t n)
-{
-	savelab_expect_every_id(&w->lab, n);
-}
-
 /* ---- tests: the overlap ---------------------------------------------------- */
 
 /* How many items late save i reached the server: hashes completed before
  * it arrived, beyond items 0 .. i. */
 static long items_late(const struct world *w, size_t i, size_t n)
 {
-	const struct saveproto_record *rec = record_of(w, i);
+	const struct saveproto_record *rec = savelab_record(&w->lab, i);
 	long done = 0;
 
 	for (size_t j = 0; j < n; j++)
-		done += hashed_at(w, j) < rec->received_ns;
+		done += savelab_hashed_at(&w->lab, j) < rec->received_ns;
 	return done - (long)(i + 1);
 }
 
@@ -218,9 +191,9 @@ static struct overlap_run measure_overlap(void)
 		     "libcrypto failed");
 	run_task(&w, N_ITEMS);
 	expect_all_hashed(&w, N_ITEMS);
-	read_log(&w);
-	expect_every_id(&w, N_ITEMS);
-	last_hash = hashed_at(&w, N_ITEMS - 1);
+	savelab_read_log(&w.lab);
+	savelab_expect_every_id(&w.lab, N_ITEMS);
+	last_hash = savelab_hashed_at(&w.lab, N_ITEMS - 1);
 	for (size_t k = 0; k < w.lab.n_recs; k++)
 		m.after += w.lab.recs[k].received_ns > last_hash;
 	for (size_t i = 0; i < 16; i++) {
@@ -336,10 +309,11 @@ static void hashing_does_not_wait_for_each_save(void **state)
 	world_start(&w);
 	run_task(&w, N_ITEMS);
 	expect_all_hashed(&w, N_ITEMS);
-	read_log(&w);
-	expect_every_id(&w, N_ITEMS);
+	savelab_read_log(&w.lab);
+	savelab_expect_every_id(&w.lab, N_ITEMS);
 	for (size_t i = 0; i + 1 < N_ITEMS; i++)
-		ahead += hashed_at(&w, i + 1) < record_of(&w, i)->answered_ns;
+		ahead += savelab_hashed_at(&w.lab, i + 1) <
+			 savelab_record(&w.lab, i)->answered_ns;
 	GRADE_EXPECT(ahead >= (N_ITEMS - 1) / 2,
 		     "item i+1 is hashed before save i is answered, for most i "
 		     "(the CPU does not wait for the server)",
@@ -363,12 +337,12 @@ static void done_comes_only_after_every_save_is_acknowledged(void **state)
 	(void)state;
 	world_start(&w);
 	run_task(&w, N_ITEMS);
-	GRADE_EXPECT(w.done_calls == 1, "done is called exactly once",
-		     "it was called %d times", w.done_calls);
-	GRADE_EXPECT(w.outstanding_at_done == 0 && w.acked_at_done == N_ITEMS,
+	GRADE_EXPECT(w.done.calls == 1, "done is called exactly once",
+		     "it was called %d times", w.done.calls);
+	GRADE_EXPECT(w.done.outstanding == 0 && w.done.acked == N_ITEMS,
 		     "when done is called, all 20 saves have their answer",
 		     "%zu answered (stored), %zu still on their way",
-		     w.acked_at_done, w.outstanding_at_done);
+		     w.done.acked, w.done.outstanding);
 	world_free(&w);
 }
 
@@ -443,34 +417,10 @@ static void hashing_ends_by_freeing_the_task_event(void **state)
 	print_message("measured: %ld libevent blocks live after the world "
 		      "was freed; the save client leaves %ld per save\n",
 		      evalloc_live() - live_before, per_save);
-	GRADE_EXPECT(evalloc_live() - live_before <= left,
-		     "every libevent block of the run freed once the world is "
-		     "(the task's event freed with event_free, not just deleted)",
-		     "%ld block(s) still allocated: an event deleted or dropped "
-		     "but never freed?", evalloc_live() - live_before - left);
+	savelab_expect_blocks_freed(live_before, left);
 }
 
 /* ---- tests: failures ---------------------------------------------------------- */
-
-/* Fails unless done came once, at the end, with stored + failed = n and
- * the given counts. */
-static void expect_done_with(const struct world *w, size_t n, size_t acked,
-			     size_t failed, const char *situation)
-{
-	GRADE_EXPECT(w->done_calls == 1, "done is called exactly once, even "
-		     "when saves fail", "%s: done was called %d times",
-		     situation, w->done_calls);
-	GRADE_EXPECT(w->outstanding_at_done == 0 && w->hashing_over_at_done,
-		     "done comes after the hashing is over and every save has "
-		     "its answer", "%s: at done, %zu saves on their way, "
-		     "hashing %s", situation, w->outstanding_at_done,
-		     w->hashing_over_at_done ? "over" : "not over");
-	GRADE_EXPECT(w->acked_at_done == acked && w->failed_at_done == failed,
-		     "the task counts each failed save in t->failed, never in "
-		     "t->acked", "%s: %zu acked and %zu failed of %zu (expected "
-		     "%zu and %zu)", situation, w->acked_at_done,
-		     w->failed_at_done, n, acked, failed);
-}
 
 /*
  * Catches: done that never comes when the last save fails (counting only
@@ -481,26 +431,21 @@ static void expect_done_with(const struct world *w, size_t n, size_t acked,
  */
 static void done_comes_once_when_the_last_save_fails(void **state)
 {
-	struct saveproto_stats st;
 	struct world w;
 
 	(void)state;
 	world_start(&w);
 	savelab_conflict(&w.lab, N_ITEMS - 1);
 	run_task(&w, N_ITEMS);
-	expect_done_with(&w, N_ITEMS, N_ITEMS - 1, 1, "save 19 refused (409)");
-	savelab_stats(&w.lab, &st);
-	GRADE_EXPECT(st.conflicts == 1 && st.received == N_ITEMS + 1,
-		     "each save sent once; the refused one is not sent again",
-		     "the server received %llu (the grader's 1 included), "
-		     "%llu refused", (unsigned long long)st.received,
-		     (unsigned long long)st.conflicts);
+	savelab_expect_done_with(&w.done, N_ITEMS, N_ITEMS - 1, 1,
+				 "save 19 refused (409)");
+	savelab_expect_refused_save_not_resent(&w.lab, N_ITEMS);
 	world_free(&w);
 	world_start_with(&w, (struct saveproc_options){ .fail_ids = "0,7,19",
 							.fail_status = 503 });
 	run_task(&w, N_ITEMS);
-	expect_done_with(&w, N_ITEMS, N_ITEMS - 3, 3,
-			 "saves 0, 7 and 19 answered 503");
+	savelab_expect_done_with(&w.done, N_ITEMS, N_ITEMS - 3, 3,
+				 "saves 0, 7 and 19 answered 503");
 	world_free(&w);
 }
 
@@ -520,7 +465,8 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
 		     "linked in", "it is not (lab.mk's LDFLAGS)");
 	savelab_refuse_every_save();
 	run_task(&w, 5);
-	expect_done_with(&w, 5, 0, 5, "every save refused by save_client_save");
+	savelab_expect_done_with(&w.done, 5, 0, 5,
+				 "every save refused by save_client_save");
 	GRADE_EXPECT(savelab_refused() == 5,
 		     "each of the 5 saves tried once: nothing is sent again",
 		     "save_client_save was refused %zu times", savelab_refused());
@@ -547,16 +493,17 @@ static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 	world_start(&w);
 	savelab_fail_hash(3);
 	run_task(&w, 8);
-	expect_done_with(&w, 8, 7, 1, "the hash of item 3 failed");
+	savelab_expect_done_with(&w.done, 8, 7, 1, "the hash of item 3 failed");
 	GRADE_EXPECT(w.yields == 7,
 		     "a failed item still has its own callback: 7 yields for 8 "
 		     "items", "%u yields", w.yields);
 	savelab_stats(&w.lab, &st);
 	savelab_read_log(&w.lab);
-	GRADE_EXPECT(st.received == 7 && !record_of(&w, 3),
+	GRADE_EXPECT(st.received == 7 && !savelab_record(&w.lab, 3),
 		     "7 saves sent, none for item 3",
 		     "%llu sent%s", (unsigned long long)st.received,
-		     record_of(&w, 3) ? ", one of them for item 3" : "");
+		     savelab_record(&w.lab, 3) ? ", one of them for item 3" :
+		     "");
 	world_free(&w);
 }
 
@@ -576,33 +523,26 @@ static void the_task_ends_when_the_server_goes_away(void **state)
 	savelab_kill_server_after_hash(&w.lab, 5);
 	run_task(&w, N_ITEMS);
 	savelab_read_log(&w.lab);
-	GRADE_EXPECT(w.done_calls == 1 && w.outstanding_at_done == 0,
+	GRADE_EXPECT(w.done.calls == 1 && w.done.outstanding == 0,
 		     "done once, when every save has its answer",
 		     "done was called %d times, with %zu saves on their way",
-		     w.done_calls, w.outstanding_at_done);
-	GRADE_EXPECT(w.acked_at_done + w.failed_at_done == N_ITEMS &&
-		     w.acked_at_done <= w.lab.n_recs && w.failed_at_done >= 10,
+		     w.done.calls, w.done.outstanding);
+	GRADE_EXPECT(w.done.acked + w.done.failed == N_ITEMS &&
+		     w.done.acked <= w.lab.n_recs && w.done.failed >= 10,
 		     "each save counted once: stored (at most what the server "
 		     "logged) or failed",
 		     "%zu acked, %zu failed; the server logged %zu",
-		     w.acked_at_done, w.failed_at_done, w.lab.n_recs);
+		     w.done.acked, w.done.failed, w.lab.n_recs);
 	world_free(&w);
 }
 
 /* ---- tests: two tasks ------------------------------------------------------- */
 
-struct tally {
-	int done_calls;
-	size_t acked_at_done, failed_at_done;
-};
-
+/* A task's own done, for several tasks on one loop. */
 static void tally_done(struct ovl_task *t, void *arg)
 {
-	struct tally *y = arg;
-
-	y->done_calls++;
-	y->acked_at_done = t->acked;
-	y->failed_at_done = t->failed;
+	savelab_note_done(arg, t->job.client, t->acked, t->failed,
+			  t->ev == NULL);
 }
 
 struct pair {
@@ -610,28 +550,12 @@ struct pair {
 	struct ovl_task a, b;
 };
 
-static bool scheduled(const struct ovl_task *t)
-{
-	return t->ev && t->next < t->job.n &&
-	       event_pending(t->ev, EV_TIMEOUT, NULL);
-}
-
 static bool pair_busy(void *arg)
 {
 	const struct pair *p = arg;
 
-	return save_client_outstanding(p->c1) > 0 ||
-	       save_client_outstanding(p->c2) > 0 || scheduled(&p->a) ||
-	       scheduled(&p->b);
-}
-
-static void expect_tally(const struct tally *y, size_t n, const char *which)
-{
-	GRADE_EXPECT(y->done_calls == 1 && y->acked_at_done == n &&
-		     y->failed_at_done == 0,
-		     "each task gets its own done, once, with its own counts",
-		     "%s (n = %zu): done called %d times, %zu acked, %zu failed",
-		     which, n, y->done_calls, y->acked_at_done, y->failed_at_done);
+	return savelab_task_busy(p->c1, p->a.ev, p->a.next, p->a.job.n) ||
+	       savelab_task_busy(p->c2, p->b.ev, p->b.next, p->b.job.n);
 }
 
 /*
@@ -644,19 +568,16 @@ static void expect_tally(const struct tally *y, size_t n, const char *which)
  */
 static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 {
-	struct saveproc_options so = SAVEPROC_DEFAULTS;
-	struct tally ya = { 0 }, yb = { 0 }, yc = { 0 }, yd = { 0 };
+	struct savelab_done ya = { 0 }, yb = { 0 }, yc = { 0 }, yd = { 0 };
 	struct saveproc second;
 	struct pair p;
 	struct world w;
 
 	(void)state;
 	world_start(&w);
-	so.delay_ms = DELAY_MS;
-	GRADE_EXPECT(saveproc_start_logged(&second, &so) == 0,
-		     "a second save server starts", "%s", second.why);
-	p = (struct pair){ .c1 = w.lab.client, .c2 = save_client_new(
-		w.lab.base, &(struct save_client_options){ .port = second.port }) };
+	p = (struct pair){ .c1 = w.lab.client,
+			   .c2 = savelab_second_server(&w.lab, DELAY_MS,
+						       &second) };
 	GRADE_EXPECT(p.c2 && ovl_start(&p.a, w.lab.base, &(struct ovl_job){
 			.client = p.c1, .hasher = w.lab.hasher, .n = 6,
 			.links = LINKS, .done = tally_done, .arg = &ya }) == 0 &&
@@ -665,8 +586,8 @@ static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 			.links = LINKS, .done = tally_done, .arg = &yb }) == 0,
 		     "two tasks start", "ovl_start() failed");
 	savelab_run(&w.lab, pair_busy, &p, 5000);
-	expect_tally(&ya, 6, "the first of two tasks at once");
-	expect_tally(&yb, 4, "the second of two tasks at once");
+	savelab_expect_own_done(&ya, 6, "the first of two tasks at once");
+	savelab_expect_own_done(&yb, 4, "the second of two tasks at once");
 	save_client_free(p.c2);
 	saveproc_stop(&second);
 	GRADE_EXPECT(ovl_start(&w.task, w.lab.base, &(struct ovl_job){
@@ -674,14 +595,15 @@ static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 			.links = LINKS, .done = tally_done, .arg = &yc }) == 0,
 		     "a third task starts", "ovl_start() failed");
 	savelab_run(&w.lab, busy, &w, 5000);
-	expect_tally(&yc, 3, "a task after those two");
+	savelab_expect_own_done(&yc, 3, "a task after those two");
 	GRADE_EXPECT(ovl_start(&w.task, w.lab.base, &(struct ovl_job){
 			.client = w.lab.client, .hasher = w.lab.hasher, .n = 2,
 			.links = LINKS, .done = tally_done, .arg = &yd }) == 0,
 		     "a fourth task starts in the third's struct",
 		     "ovl_start() failed");
 	savelab_run(&w.lab, busy, &w, 5000);
-	expect_tally(&yd, 2, "a task started again in a finished task's struct");
+	savelab_expect_own_done(&yd, 2, "a task started again in a finished "
+				"task's struct");
 	world_free(&w);
 }
 

@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 struct options {
 	struct workload w;         /* --n, --item-ms, ... (common/lib/workload.h) */
@@ -50,30 +49,29 @@ static void usage(FILE *f)
 	fputs("  --csv           print CSV (one header row) instead of the table\n", f);
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	if (workload_option(cli, &o->w, val, arg))
+		return;
+	switch (val) {
+	case 'C': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		WORKLOAD_LONGOPTS,
 		{ "csv", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o = { .w = WORKLOAD_DEFAULTS("ex07") };
 	struct cli cli = { .prog = "ex07", .usage = usage };
-	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (workload_option(&cli, &o.w, c, optarg))
-			continue;
-		switch (c) {
-		case 'C': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	return o;
@@ -116,15 +114,15 @@ static void run_until_done(struct run *r)
 
 /* From the server's log: saves that arrived before the last hash, and
  * how long after it the last answer went out. */
-static void read_server_side(const char *log, const struct trace *trace,
-			     struct result *res)
+static void read_server_side(struct saveproc *server,
+			     const struct trace *trace, struct result *res)
 {
 	struct saveproto_record *recs;
 	size_t n;
 	int64_t last_hash = trace_time_ns(trace, trace_len(trace) - 1);
 	int64_t last_answer = last_hash;
 
-	if (saveinspect_read_log(log, &recs, &n) != 0)
+	if (saveinspect_read_own_log(server, &recs, &n) != 0)
 		errx(1, "cannot read the server's log");
 	for (size_t k = 0; k < n; k++) {
 		res->early += recs[k].received_ns < last_hash;
@@ -148,30 +146,16 @@ static void start_task(const struct options *o, struct run *r,
 		errx(1, "ovl_start() failed");
 }
 
-/* The server logs to a file unlinked at once, read through our own
- * descriptor: nothing is left behind. */
-static int start_server(const struct options *o, struct saveproc *server,
-			char *log, size_t size)
+/* A fresh server answering after the workload's delay, cap at once; its
+ * log is private (saveproc_start_logged): nothing is left behind. */
+static void start_server(const struct options *o, struct saveproc *server)
 {
 	struct saveproc_options so = SAVEPROC_DEFAULTS;
-	char path[256];
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/yieldlab-ex07.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0)
-		err(1, "mkstemp %s", path);
 	so.delay_ms = o->w.delay_ms;
 	so.max_in_flight = o->w.cap;
-	so.log_path = path;
-	if (saveproc_start(server, &so) != 0) {
-		unlink(path);
+	if (saveproc_start_logged(server, &so) != 0)
 		errx(1, "cannot start the save server: %s", server->why);
-	}
-	unlink(path);
-	snprintf(log, size, "/proc/self/fd/%d", fd);
-	return fd;
 }
 
 static struct result run_overlapped(const struct options *o)
@@ -182,9 +166,9 @@ static struct result run_overlapped(const struct options *o)
 	struct run r = { .base = evbase_new(EVBASE_PRECISE) };
 	struct hashwork *h = hashwork_new();
 	struct trace *trace = trace_new();
-	char log[64];
-	int fd = start_server(o, &server, log, sizeof(log));
 	int64_t start;
+
+	start_server(o, &server);
 
 	r.client = r.base ? save_client_new(r.base, &(struct save_client_options){
 				.port = server.port, .pool_size = o->w.cap }) : NULL;
@@ -201,13 +185,12 @@ static struct result run_overlapped(const struct options *o)
 	if (saveinspect_stats(&server, &st) != 0)
 		errx(1, "GET /stats: %s", server.why);
 	res.max_in_flight = st.max_in_flight;
-	read_server_side(log, trace, &res);
+	read_server_side(&server, trace, &res);
 	save_client_free(r.client);
 	event_base_free(r.base);
 	hashwork_free(h);
 	trace_free(trace);
 	saveproc_stop(&server);
-	close(fd);
 	return res;
 }
 

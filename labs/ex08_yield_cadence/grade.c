@@ -45,9 +45,7 @@ struct world {
 	unsigned yields;
 	unsigned yields_before_a_return; /* a yield while the last is pending */
 	bool ev_kept_after_hashing;   /* seen by the loop: all hashed, t->ev set */
-	int done_calls;
-	size_t outstanding_at_done, acked_at_done, failed_at_done;
-	bool hashing_over_at_done;
+	struct savelab_done done;
 };
 
 /* A server answering after delay_ms, at most cap at once, and a client
@@ -69,7 +67,7 @@ static void world_next_task(struct world *w)
 	w->yields = 0;
 	w->yields_before_a_return = 0;
 	w->ev_kept_after_hashing = false;
-	w->done_calls = 0;
+	w->done.calls = 0;
 }
 
 static void world_free(struct world *w)
@@ -99,11 +97,8 @@ static void done_cb(struct cad_task *t, void *arg)
 {
 	struct world *w = arg;
 
-	w->done_calls++;
-	w->outstanding_at_done = save_client_outstanding(w->lab.client);
-	w->acked_at_done = t->acked;
-	w->failed_at_done = t->failed;
-	w->hashing_over_at_done = t->ev == NULL;
+	savelab_note_done(&w->done, w->lab.client, t->acked, t->failed,
+			  t->ev == NULL);
 }
 
 /* Saves are still on their way, or items remain and the task is still
@@ -116,10 +111,8 @@ static bool busy(void *arg)
 	 * the hashing is over, and the event must be gone. */
 	if (w->started && w->task.hashed == w->task.job.n && w->task.ev)
 		w->ev_kept_after_hashing = true;
-	if (save_client_outstanding(w->lab.client) > 0)
-		return true;
-	return w->task.next < w->task.job.n && w->task.ev &&
-	       event_pending(w->task.ev, EV_TIMEOUT, NULL);
+	return savelab_task_busy(w->lab.client, w->task.ev, w->task.next,
+				 w->task.job.n);
 }
 
 /* Runs n items of `links` links with cadence c until nothing is left to
@@ -181,16 +174,6 @@ static const char *expected_yields(size_t n, unsigned k, char *buf, size_t size)
 		used += (size_t)snprintf(buf + used, size - used, "%s%zu",
 					 used ? " " : "", i - 1);
 	return buf[0] ? buf : "(no yield)";
-}
-
-static const struct saveproto_record *record_of(const struct world *w, size_t id)
-{
-	return savelab_record(&w->lab, id);
-}
-
-static int64_t hashed_at(const struct world *w, size_t i)
-{
-	return savelab_hashed_at(&w->lab, i);
 }
 
 /* ---- tests: the count ---------------------------------------------------- */
@@ -305,7 +288,7 @@ static void never_drains_every_save_after_the_last_hash_in_waves(void **state)
 	savelab_read_log(&w.lab);
 	GRADE_EXPECT(w.lab.n_recs == 20, "the server stored all 20 saves",
 		     "it stored %zu", w.lab.n_recs);
-	last_hash = hashed_at(&w, 19);
+	last_hash = savelab_hashed_at(&w.lab, 19);
 	for (size_t k = 0; k < w.lab.n_recs; k++)
 		late += w.lab.recs[k].received_ns > last_hash;
 	GRADE_EXPECT(late == 20,
@@ -350,6 +333,33 @@ static int64_t progress_clock(void)
 	return now + (int64_t)gaps * fake_gap_ns;
 }
 
+/* Runs n items of cadence c with the fake clock on a fresh world: item i
+ * costs cost[i], each save queued save_ns, each yield's turn elsewhere
+ * gap_ns.  @return after which items the task yielded (yields_after, in
+ * got). */
+static const char *yields_on_fake_clock(const int64_t *cost, size_t n,
+					int64_t save_ns, int64_t gap_ns,
+					struct cadence c, char *got,
+					size_t size)
+{
+	struct world w;
+	const char *g;
+
+	world_start(&w, 5, 10);
+	fake_world = &w;
+	fake_cost = cost;
+	fake_gap_ns = gap_ns;
+	fake_save_ns = save_ns;
+	clock_set_source(progress_clock);
+	run_task(&w, n, 1024, c);
+	g = yields_after(w.lab.trace, got, size);
+	clock_set_source(NULL);
+	fake_world = NULL;
+	fake_save_ns = 0;
+	world_free(&w);
+	return g;
+}
+
 /*
  * Catches: a budget that is not reset at the start of every slice (set
  * once, moved on by one budget, or taken right after the previous
@@ -362,28 +372,19 @@ static int64_t progress_clock(void)
 static void budget_cadence_yields_when_the_budget_is_spent(void **state)
 {
 	static int64_t cost[20];
-	struct world w;
 	char got[256];
 	const char *g;
 
 	(void)state;
 	for (size_t i = 0; i < 20; i++)
 		cost[i] = (i < 10 ? 3 : 7) * MS;
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = 30 * MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 20, 1024, (struct cadence){ .budget_ns = 10 * MS });
-	g = yields_after(w.lab.trace, got, sizeof(got));
+	g = yields_on_fake_clock(cost, 20, 0, 30 * MS,
+				 (struct cadence){ .budget_ns = 10 * MS },
+				 got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "3 7 10 12 14 16 18") == 0,
 		     "items of 3 ms then 7 ms, budget 10 ms, 30 ms elsewhere "
 		     "per yield: yields after items 3 7 10 12 14 16 18",
 		     "yields after items %s", g);
-	clock_set_source(NULL);
-	fake_world = NULL;
-	fake_save_ns = 0;
-	world_free(&w);
 }
 
 /* The smallest budget is a budget: 1 ns is spent by any item, so the
@@ -391,20 +392,12 @@ static void budget_cadence_yields_when_the_budget_is_spent(void **state)
 static void expect_a_one_ns_budget_yields_after_every_item(void)
 {
 	static int64_t cost[4] = { MS, MS, MS, MS };
-	struct world w;
 	char got[256];
 
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 4, 1024, (struct cadence){ .budget_ns = 1 });
 	/* Items are numbered from 0: yields after items 0, 1 and 2 of 4. */
-	GRADE_EXPECT_STR(yields_after(w.lab.trace, got, sizeof(got)), "0 1 2");
-	clock_set_source(NULL);
-	fake_world = NULL;
-	world_free(&w);
+	GRADE_EXPECT_STR(yields_on_fake_clock(cost, 4, 0, MS,
+					      (struct cadence){ .budget_ns = 1 },
+					      got, sizeof(got)), "0 1 2");
 }
 
 /* The budget is in nanoseconds: 9 ms + 1 ns is not spent after three
@@ -414,21 +407,14 @@ static void expect_a_one_ns_budget_yields_after_every_item(void)
 static void expect_a_budget_one_ns_over_three_items_takes_four(void)
 {
 	static int64_t cost[10];
-	struct world w;
 	char got[256];
 
 	for (size_t i = 0; i < 10; i++)
 		cost[i] = 3 * MS;
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = 30 * MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 10, 1024, (struct cadence){ .budget_ns = 9 * MS + 1 });
-	GRADE_EXPECT_STR(yields_after(w.lab.trace, got, sizeof(got)), "3 7");
-	clock_set_source(NULL);
-	fake_world = NULL;
-	world_free(&w);
+	GRADE_EXPECT_STR(yields_on_fake_clock(cost, 10, 0, 30 * MS,
+					      (struct cadence){
+						      .budget_ns = 9 * MS + 1 },
+					      got, sizeof(got)), "3 7");
 }
 
 /*
@@ -445,21 +431,15 @@ static void expect_a_budget_one_ns_over_three_items_takes_four(void)
 static void budget_is_spent_exactly_at_the_boundary(void **state)
 {
 	static int64_t cost[9];
-	struct world w;
 	char got[256];
 	const char *g;
 
 	(void)state;
 	for (size_t i = 0; i < 9; i++)
 		cost[i] = 4 * MS;
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = 30 * MS;
-	fake_save_ns = 1 * MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 9, 1024, (struct cadence){ .budget_ns = 10 * MS });
-	g = yields_after(w.lab.trace, got, sizeof(got));
+	g = yields_on_fake_clock(cost, 9, 1 * MS, 30 * MS,
+				 (struct cadence){ .budget_ns = 10 * MS },
+				 got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "1 3 5 7") == 0,
 		     "items of 4 ms + 1 ms for the save, budget 10 ms: a slice "
 		     "is over when its time >= the budget, so yields after items "
@@ -467,10 +447,6 @@ static void budget_is_spent_exactly_at_the_boundary(void **state)
 		     "yields after items %s%s", g,
 		     strcmp(g, "2 5") == 0 ? " (> instead of >=, or only the "
 		     "hashing time counted?)" : "");
-	clock_set_source(NULL);
-	fake_world = NULL;
-	fake_save_ns = 0;
-	world_free(&w);
 	expect_a_budget_one_ns_over_three_items_takes_four();
 	expect_a_one_ns_budget_yields_after_every_item();
 }
@@ -484,29 +460,20 @@ static void budget_is_spent_exactly_at_the_boundary(void **state)
 static void every_is_ignored_when_a_budget_is_set(void **state)
 {
 	static int64_t cost[10];
-	struct world w;
 	char got[256];
 	const char *g;
 
 	(void)state;
 	for (size_t i = 0; i < 10; i++)
 		cost[i] = 3 * MS;
-	world_start(&w, 5, 10);
-	fake_world = &w;
-	fake_cost = cost;
-	fake_gap_ns = 30 * MS;
-	clock_set_source(progress_clock);
-	run_task(&w, 10, 1024,
-		 (struct cadence){ .every = 1, .budget_ns = 10 * MS });
-	g = yields_after(w.lab.trace, got, sizeof(got));
+	g = yields_on_fake_clock(cost, 10, 0, 30 * MS,
+				 (struct cadence){ .every = 1,
+						   .budget_ns = 10 * MS },
+				 got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "3 7") == 0,
 		     "every = 1 AND a 10 ms budget, items of 3 ms: the budget "
 		     "decides (every is ignored): yields after items 3 7",
 		     "yields after items %s", g);
-	clock_set_source(NULL);
-	fake_world = NULL;
-	fake_save_ns = 0;
-	world_free(&w);
 }
 
 /* ---- tests: the end ------------------------------------------------------- */
@@ -561,12 +528,12 @@ static void every_save_is_acknowledged_before_done(void **state)
 	world_start(&w, 30, 10);
 	expect_start_refuses_bad_jobs(&w);
 	run_task(&w, 20, 4096, (struct cadence){ .every = 5 });
-	GRADE_EXPECT(w.done_calls == 1, "done is called exactly once",
-		     "it was called %d times", w.done_calls);
-	GRADE_EXPECT(w.outstanding_at_done == 0 && w.acked_at_done == 20,
+	GRADE_EXPECT(w.done.calls == 1, "done is called exactly once",
+		     "it was called %d times", w.done.calls);
+	GRADE_EXPECT(w.done.outstanding == 0 && w.done.acked == 20,
 		     "when done is called, all 20 saves have their answer",
 		     "%zu answered (stored), %zu still on their way",
-		     w.acked_at_done, w.outstanding_at_done);
+		     w.done.acked, w.done.outstanding);
 	GRADE_EXPECT(w.task.ev == NULL && !w.ev_kept_after_hashing,
 		     "t->ev == NULL once the hashing is over (the event freed "
 		     "at the end of the last slice, saves still on their way)",
@@ -575,33 +542,10 @@ static void every_save_is_acknowledged_before_done(void **state)
 	savelab_expect_digests(&w.lab, 20, 4096);
 	left = per_save * (long)savelab_accepted();
 	world_free(&w);
-	GRADE_EXPECT(evalloc_live() - live_before <= left,
-		     "every libevent block of the run freed once the world is "
-		     "(the task's event freed with event_free, not just deleted)",
-		     "%ld block(s) still allocated: an event deleted or dropped "
-		     "but never freed?", evalloc_live() - live_before - left);
+	savelab_expect_blocks_freed(live_before, left);
 }
 
 /* ---- tests: failures ------------------------------------------------------- */
-
-/* Fails unless done came once, at the end, with the given counts. */
-static void expect_done_with(const struct world *w, size_t n, size_t acked,
-			     size_t failed, const char *situation)
-{
-	GRADE_EXPECT(w->done_calls == 1, "done is called exactly once, even "
-		     "when saves fail", "%s: done was called %d times",
-		     situation, w->done_calls);
-	GRADE_EXPECT(w->outstanding_at_done == 0 && w->hashing_over_at_done,
-		     "done comes after the hashing is over and every save has "
-		     "its answer", "%s: at done, %zu saves on their way, "
-		     "hashing %s", situation, w->outstanding_at_done,
-		     w->hashing_over_at_done ? "over" : "not over");
-	GRADE_EXPECT(w->acked_at_done == acked && w->failed_at_done == failed,
-		     "the task counts each failed save in t->failed, never in "
-		     "t->acked", "%s: %zu acked and %zu failed of %zu (expected "
-		     "%zu and %zu)", situation, w->acked_at_done,
-		     w->failed_at_done, n, acked, failed);
-}
 
 /*
  * Catches: done that never comes when the last save fails (only stored
@@ -611,20 +555,14 @@ static void expect_done_with(const struct world *w, size_t n, size_t acked,
  */
 static void done_comes_once_when_the_last_save_fails(void **state)
 {
-	struct saveproto_stats st;
 	struct world w;
 
 	(void)state;
 	world_start(&w, 20, 10);
 	savelab_conflict(&w.lab, 11);
 	run_task(&w, 12, 4096, (struct cadence){ .every = 4 });
-	expect_done_with(&w, 12, 11, 1, "save 11 refused (409)");
-	savelab_stats(&w.lab, &st);
-	GRADE_EXPECT(st.conflicts == 1 && st.received == 13,
-		     "each save sent once; the refused one is not sent again",
-		     "the server received %llu (the grader's 1 included), "
-		     "%llu refused", (unsigned long long)st.received,
-		     (unsigned long long)st.conflicts);
+	savelab_expect_done_with(&w.done, 12, 11, 1, "save 11 refused (409)");
+	savelab_expect_refused_save_not_resent(&w.lab, 12);
 	world_free(&w);
 }
 
@@ -644,7 +582,8 @@ static void done_comes_once_when_every_save_is_refused_at_once(void **state)
 		     "linked in", "it is not (lab.mk's LDFLAGS)");
 	savelab_refuse_every_save();
 	run_task(&w, 6, 1024, (struct cadence){ .every = 0 });
-	expect_done_with(&w, 6, 0, 6, "every save refused by save_client_save");
+	savelab_expect_done_with(&w.done, 6, 0, 6,
+				 "every save refused by save_client_save");
 	GRADE_EXPECT(savelab_refused() == 6,
 		     "each of the 6 saves tried once: nothing is sent again",
 		     "save_client_save was refused %zu times", savelab_refused());
@@ -669,7 +608,7 @@ static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 	world_start(&w, 10, 10);
 	savelab_fail_hash(4);
 	run_task_unchecked(&w, 9, 1024, (struct cadence){ .every = 2 });
-	expect_done_with(&w, 9, 8, 1, "the hash of item 4 failed");
+	savelab_expect_done_with(&w.done, 9, 8, 1, "the hash of item 4 failed");
 	g = yields_after(w.lab.trace, got, sizeof(got));
 	GRADE_EXPECT(strcmp(g, "1 3 5 7") == 0,
 		     "every = 2, item 4 of 9 fails: it counts in its slice all "
@@ -677,10 +616,11 @@ static void a_failed_hash_counts_as_failed_and_the_task_goes_on(void **state)
 		     "yields after items %s", g);
 	savelab_stats(&w.lab, &st);
 	savelab_read_log(&w.lab);
-	GRADE_EXPECT(st.received == 8 && !record_of(&w, 4),
+	GRADE_EXPECT(st.received == 8 && !savelab_record(&w.lab, 4),
 		     "8 saves sent, none for item 4", "%llu sent%s",
 		     (unsigned long long)st.received,
-		     record_of(&w, 4) ? ", one of them for item 4" : "");
+		     savelab_record(&w.lab, 4) ? ", one of them for item 4" :
+		     "");
 	world_free(&w);
 }
 
@@ -710,10 +650,10 @@ static void the_task_ends_when_the_server_goes_away(void **state)
 		.delay_ms = 20, .max_in_flight = 10, .close_after = 6 });
 	run_task(&w, 16, 4096, (struct cadence){ .every = 0 });
 	expect_counted_once(&w, 16);
-	GRADE_EXPECT(w.acked_at_done == 6,
+	GRADE_EXPECT(w.done.acked == 6,
 		     "6 stored: the server answered 6 saves, then closed the "
 		     "connection of every later one", "%zu counted stored",
-		     w.acked_at_done);
+		     w.done.acked);
 	world_free(&w);
 }
 
@@ -722,24 +662,23 @@ static void the_task_ends_when_the_server_goes_away(void **state)
 static void expect_counted_once(struct world *w, size_t n)
 {
 	savelab_read_log(&w->lab);
-	GRADE_EXPECT(w->done_calls == 1 && w->outstanding_at_done == 0,
+	GRADE_EXPECT(w->done.calls == 1 && w->done.outstanding == 0,
 		     "done once, when every save has its answer",
 		     "done was called %d times, with %zu saves on their way",
-		     w->done_calls, w->outstanding_at_done);
-	GRADE_EXPECT(w->acked_at_done + w->failed_at_done == n &&
-		     w->acked_at_done <= w->lab.n_recs,
+		     w->done.calls, w->done.outstanding);
+	GRADE_EXPECT(w->done.acked + w->done.failed == n &&
+		     w->done.acked <= w->lab.n_recs,
 		     "each save counted once: stored (at most what the server "
 		     "logged) or failed", "%zu acked, %zu failed of %zu; the "
-		     "server logged %zu", w->acked_at_done, w->failed_at_done,
+		     "server logged %zu", w->done.acked, w->done.failed,
 		     n, w->lab.n_recs);
 }
 
 /* ---- tests: two tasks -------------------------------------------------------- */
 
 struct tally {
-	int done_calls;
+	struct savelab_done done;
 	unsigned yields;
-	size_t acked_at_done, failed_at_done;
 };
 
 /* A pair's yield: counted for its own task, then real. */
@@ -753,9 +692,8 @@ static void tally_done(struct cad_task *t, void *arg)
 {
 	struct tally *y = arg;
 
-	y->done_calls++;
-	y->acked_at_done = t->acked;
-	y->failed_at_done = t->failed;
+	savelab_note_done(&y->done, t->job.client, t->acked, t->failed,
+			  t->ev == NULL);
 }
 
 struct pair {
@@ -763,29 +701,18 @@ struct pair {
 	struct cad_task a, b;
 };
 
-static bool scheduled(const struct cad_task *t)
-{
-	return t->ev && t->next < t->job.n &&
-	       event_pending(t->ev, EV_TIMEOUT, NULL);
-}
-
 static bool pair_busy(void *arg)
 {
 	const struct pair *p = arg;
 
-	return save_client_outstanding(p->c1) > 0 ||
-	       save_client_outstanding(p->c2) > 0 || scheduled(&p->a) ||
-	       scheduled(&p->b);
+	return savelab_task_busy(p->c1, p->a.ev, p->a.next, p->a.job.n) ||
+	       savelab_task_busy(p->c2, p->b.ev, p->b.next, p->b.job.n);
 }
 
 static void expect_tally(const struct tally *y, size_t n, unsigned yields,
 			 const char *which)
 {
-	GRADE_EXPECT(y->done_calls == 1 && y->acked_at_done == n &&
-		     y->failed_at_done == 0,
-		     "each task gets its own done, once, with its own counts",
-		     "%s (n = %zu): done called %d times, %zu acked, %zu failed",
-		     which, n, y->done_calls, y->acked_at_done, y->failed_at_done);
+	savelab_expect_own_done(&y->done, n, which);
 	GRADE_EXPECT(y->yields == yields,
 		     "each task yields on its own count",
 		     "%s: %u yields, expected %u", which, y->yields, yields);
@@ -802,7 +729,6 @@ static void expect_tally(const struct tally *y, size_t n, unsigned yields,
  */
 static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 {
-	struct saveproc_options so = SAVEPROC_DEFAULTS;
 	struct tally ya = { 0 }, yb = { 0 }, yc = { 0 };
 	struct saveproc second;
 	struct pair p;
@@ -810,11 +736,8 @@ static void two_tasks_on_one_loop_keep_their_own_counts(void **state)
 
 	(void)state;
 	world_start(&w, 10, 10);
-	so.delay_ms = 10;
-	GRADE_EXPECT(saveproc_start_logged(&second, &so) == 0,
-		     "a second save server starts", "%s", second.why);
-	p = (struct pair){ .c1 = w.lab.client, .c2 = save_client_new(
-		w.lab.base, &(struct save_client_options){ .port = second.port }) };
+	p = (struct pair){ .c1 = w.lab.client,
+			   .c2 = savelab_second_server(&w.lab, 10, &second) };
 	GRADE_EXPECT(p.c2 && cad_start(&p.a, w.lab.base, &(struct cad_job){
 			.client = p.c1, .hasher = w.lab.hasher, .n = 8,
 			.links = 1024, .cadence = { .every = 3 },

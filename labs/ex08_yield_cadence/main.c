@@ -33,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_CADENCES 12
 
@@ -99,6 +98,19 @@ static void set_defaults(struct options *o)
 	o->n_cadences = sizeof(sweep) / sizeof(sweep[0]);
 }
 
+static void take_option(struct cli *cli, int val, char *arg, void *ctx)
+{
+	struct options *o = ctx;
+
+	if (workload_option(cli, &o->w, val, arg))
+		return;
+	switch (val) {
+	case 'k': parse_cadences(cli, arg, o); break;
+	case 'b': o->budget_ms = cli_int(cli, arg, "--budget-ms", 1, 10000); break;
+	case 'C': o->csv = true; break;
+	}
+}
+
 static struct options parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -106,28 +118,14 @@ static struct options parse_args(int argc, char **argv)
 		{ "budget-ms", required_argument, NULL, 'b' },
 		WORKLOAD_LONGOPTS,
 		{ "csv", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		CLI_HELP_AND_END,
 	};
 	struct options o;
 	struct cli cli = { .prog = "ex08", .usage = usage };
-	int c;
 
 	set_defaults(&o);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (workload_option(&cli, &o.w, c, optarg))
-			continue;
-		switch (c) {
-		case 'k': parse_cadences(&cli, optarg, &o); break;
-		case 'b': o.budget_ms = cli_int(&cli, optarg, "--budget-ms", 1, 10000); break;
-		case 'C': o.csv = true; break;
-		case 'h': usage(stdout); exit(0);
-		default: cli_bad(&cli, "unknown option or missing value");
-		}
-	}
-	if (optind != argc)
-		cli_bad(&cli, "unexpected argument");
+	if (cli_parse(&cli, argc, argv, longopts, take_option, &o) == CLI_HELP)
+		exit(0);
 	if (cli_failed(&cli))
 		exit(2);
 	for (size_t i = 0; i < o.n_cadences; i++)
@@ -191,40 +189,26 @@ static void run_until_done(struct run *r)
 	}
 }
 
-/* The server logs to a file unlinked at once, read through our own
- * descriptor: nothing is left behind. */
-static int start_server(const struct options *o, struct saveproc *server,
-			char *log, size_t size)
+/* A fresh server answering after the workload's delay, cap at once; its
+ * log is private (saveproc_start_logged): nothing is left behind. */
+static void start_server(const struct options *o, struct saveproc *server)
 {
 	struct saveproc_options so = SAVEPROC_DEFAULTS;
-	char path[256];
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/yieldlab-ex08.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	fd = mkstemp(path);
-	if (fd < 0)
-		err(1, "mkstemp %s", path);
 	so.delay_ms = o->w.delay_ms;
 	so.max_in_flight = o->w.cap;
-	so.log_path = path;
-	if (saveproc_start(server, &so) != 0) {
-		unlink(path);
+	if (saveproc_start_logged(server, &so) != 0)
 		errx(1, "cannot start the save server: %s", server->why);
-	}
-	unlink(path);
-	snprintf(log, size, "/proc/self/fd/%d", fd);
-	return fd;
 }
 
 /* Saves that reached the server after the last hash completed. */
-static size_t count_late(const char *log, const struct trace *trace)
+static size_t count_late(struct saveproc *server, const struct trace *trace)
 {
 	int64_t last_hash = trace_time_ns(trace, trace_len(trace) - 1);
 	struct saveproto_record *recs;
 	size_t n, late = 0;
 
-	if (saveinspect_read_log(log, &recs, &n) != 0)
+	if (saveinspect_read_own_log(server, &recs, &n) != 0)
 		errx(1, "cannot read the server's log");
 	for (size_t k = 0; k < n; k++)
 		late += recs[k].received_ns > last_hash;
@@ -255,9 +239,9 @@ static struct row run_cadence(const struct options *o, const struct cadence *c)
 	struct run r = { .base = evbase_new(EVBASE_PRECISE) };
 	struct hashwork *h = hashwork_new();
 	struct trace *trace = trace_new();
-	char log[64];
-	int fd = start_server(o, &server, log, sizeof(log));
 	int64_t start;
+
+	start_server(o, &server);
 
 	r.client = r.base ? save_client_new(r.base, &(struct save_client_options){
 				.port = server.port, .pool_size = o->w.cap }) : NULL;
@@ -271,13 +255,12 @@ static struct row run_cadence(const struct options *o, const struct cadence *c)
 	row.total_s = (double)(r.finished_ns - start) / 1e9;
 	row.hash_s = (double)r.task.hash_ns / 1e9;
 	row.yields = r.yields;
-	row.late = count_late(log, trace);
+	row.late = count_late(&server, trace);
 	save_client_free(r.client);
 	event_base_free(r.base);
 	hashwork_free(h);
 	trace_free(trace);
 	saveproc_stop(&server);
-	close(fd);
 	return row;
 }
 

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# The part of grading one submission that runs its code (grade_submission.sh
+# The part of grading one submission that runs its code (submissions.sh
 # starts it under the submission's overall limit, in a session of its own).
 # For each lab of the pristine suite in WORK/suite: find the student file in
 # the submission, copy it (only it) in, and run that lab's make grade under
 # the lab's own time limit, in a session of its own, so one lab's hang costs
 # that lab and no other.
 #
-#   grade_labs.sh WORK quiet|loud
+#   grade_labs.sh WORK quiet|loud ROOT...
 #
-# Reads WORK/roots (the folders to search, one a line) and, from the
-# environment: YIELDLAB_LAB_TIMEOUT ("90", "ex01:90,ex03:120" or both: seconds per
+# ROOT...: the folders to search for student files (the submission, and
+# where its archives were unpacked).  Reads, from the environment: YIELDLAB_LAB_TIMEOUT ("90", "ex01:90,ex03:120" or both: seconds per
 # lab; default: the lab's test timeouts, scaled, plus YIELDLAB_BUILD_TIMEOUT,
 # 60 s, to compile), YIELDLAB_STUDENT_WERROR and YIELDLAB_WERROR (passed to make),
 # YIELDLAB_LOG_CAP (bytes of make output kept per lab, 256 KiB).
@@ -24,6 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 work=$1 loud=$2
+roots=("${@:3}")
 # The session is ours: whatever is left of it when we are done gets killed.
 echo $$ >"$work/session"
 suite="$work/suite"
@@ -36,21 +37,20 @@ mkdir -p "$work/warnings"
 # submission, or "archive.zip: path/in/it".
 shown() {
 	local p=$1 r
-	while IFS= read -r r; do
-		[ -n "$r" ] || continue
+	for r in "${roots[@]}"; do
 		case $p in "$r"/*) p=${p#"$r"/}; break ;; esac
-	done <"$work/roots"
+	done
 	sed 's|\.d/|: |' <<<"$p"
 }
 
 # all_files: every file of the submission (archives unpacked), NUL-separated.
 all_files() {
 	local r
-	while IFS= read -r r; do
+	for r in "${roots[@]}"; do
 		[ -d "$r" ] || continue
 		find "$r" -maxdepth 10 \( -name __MACOSX -o -name .git \) -prune -o \
 			\( -type f -o -type l \) -print0
-	done <"$work/roots"
+	done
 }
 
 # found_list: up to 25 files of the submission, for a "missing" message.
@@ -113,9 +113,8 @@ find_student() {
 # note LAB STATUS TEXT: every test of LAB without a result scores 0 with
 # TEXT as its output.
 note() {
-	printf '%s\n' "$3" >"$work/note.txt"
-	"$suite/build/bin/grade-note" --out "$suite/build/grade" --lab "$1" \
-		--list "$meta/lists/$1.list" --status "$2" --note-file "$work/note.txt"
+	printf '%s\n' "$3" | "$suite/build/bin/grade-note" --out "$suite/build/grade" --lab "$1" \
+		--list "$meta/lists/$1.list" --status "$2" --note-file /dev/stdin
 }
 
 say() {

@@ -13,8 +13,8 @@
 # lab; default: the lab's test timeouts, scaled, plus YIELDLAB_BUILD_TIMEOUT,
 # 60 s, to compile), YIELDLAB_STUDENT_WERROR and YIELDLAB_WERROR (passed to make),
 # YIELDLAB_LOG_CAP (bytes of make output kept per lab, 256 KiB).
-# Leaves WORK/state/<lab>: graded, missing, build-error or timeout;
-# WORK/warnings/<lab>.txt (the compiler's words on the student file).  A lab
+# Leaves WORK/state/<lab>: graded, missing, build-error or timeout; and
+# appends to WORK/warnings.txt the compiler's words on each student file.  A lab
 # with no state when this ends (the overall limit struck) is completed by
 # the caller.
 # set -u only: a lab that is missing, fails to build or times out is recorded
@@ -25,13 +25,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 work=$1 loud=$2
 roots=("${@:3}")
-# The session is ours: whatever is left of it when we are done gets killed.
-echo $$ >"$work/session"
 suite="$work/suite"
 meta="$suite/build/workflow"
 max_bytes=$((1024 * 1024))
 log_cap=${YIELDLAB_LOG_CAP:-262144}
-mkdir -p "$work/warnings"
 
 # shown PATH: a found file as the student knows it: relative to the
 # submission, or "archive.zip: path/in/it".
@@ -136,46 +133,55 @@ lab_limit() { wf_lab_limit "$meta/lists/$1.list" "${1%%_*}"; }
 
 # run_lab ID LIMIT LOG: the lab's make grade in its own session under
 # LIMIT; rc is its status (124 or 137: the limit struck).  Whatever it
-# leaves in that session is killed.
+# leaves in that session is killed.  The session's id is the pid of the
+# background job that calls setsid: a job of a shell without job control is
+# never a process group leader, so setsid makes the session in that very
+# process (no fork), and the id needs no file.
 run_lab() {
-	local sess="$work/lab.session" fifo="$work/lab.fifo" sid capper
-	rm -f "$sess" "$fifo"
-	mkfifo "$fifo" || { rc=1; return; }
+	local out sid capper
 	# Not a pipe we wait on: what is left of the session still holds its
 	# write end, so it is killed first, and only then is the log complete.
-	cap_stream "$log_cap" <"$fifo" >"$3" &
+	exec {out}> >(cap_stream "$log_cap" >"$3")
 	capper=$!
 	(
 		wf_clean_env
-		exec timeout --kill-after=5 "$2" setsid --wait bash -c \
-			'echo $$ >"$0"; exec "$@"' "$sess" \
+		exec setsid --wait timeout --kill-after=5 "$2" \
 			make -s --no-print-directory -C "$suite" BUILD=build grade LAB="$1" \
 			STUDENT_WERROR="${YIELDLAB_STUDENT_WERROR:-0}" WERROR="${YIELDLAB_WERROR:-1}"
-	) </dev/null >"$fifo" 2>&1
+	) </dev/null >&"$out" 2>&1 {out}>&- &
+	sid=$!
+	exec {out}>&-
+	wait "$sid"
 	rc=$?
-	sid=$(cat "$sess" 2>/dev/null)
-	[[ $sid =~ ^[0-9]+$ ]] && pkill -KILL -s "$sid" 2>/dev/null
+	pkill -KILL -s "$sid" 2>/dev/null
 	wait "$capper"
-	rm -f "$sess" "$fifo"
 }
+
+# add_warnings LAB TEXT: TEXT (when any) under the lab's name in
+# WORK/warnings.txt, which is shown to the instructor.
+add_warnings() {
+	[ -n "$2" ] || return 0
+	printf '%s:\n' "$1"
+	sed 's/^/  /' <<<"$2"
+} >>"$work/warnings.txt"
 
 # grade_lab LAB FILE SRC: copies SRC in and grades LAB; records the state.
 grade_lab() {
-	local lab=$1 file=$2 src=$3 id=${1%%_*} log="$work/$1.make.log" ran count limit
+	local lab=$1 file=$2 src=$3 id=${1%%_*} log="$work/$1.make.log" ran count limit warned
 	cp "$src" "$suite/labs/$lab/$file" && touch "$suite/labs/$lab/$file"
 	limit=$(lab_limit "$lab")
 	say "== $id: grading $(shown "$src") (time limit $limit s)"
 	run_lab "$id" "$limit" "$log"
 	[ "$loud" = loud ] && cat "$log"
 	cat "$log" >>"$work/grade.log"
-	grep -E "^labs/$lab/$file:[0-9]+:[0-9]+: (warning|error)" "$log" |
-		sed "s|^labs/$lab/||" | head -40 >"$work/warnings/$lab.txt"
+	warned=$(grep -E "^labs/$lab/$file:[0-9]+:[0-9]+: (warning|error)" "$log" |
+		sed "s|^labs/$lab/||" | head -40)
 	ran=$(wf_frag_field "$suite/build/grade/labs/$lab.frag" 5)
 	count=$(grep -c . "$meta/lists/$lab.list")
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo timeout >"$work/state/$lab"
 		say "== $id: ran past its time limit of $limit s; the other labs are graded"
-		echo "$id ran past its time limit of $limit s: its tests without a result score 0" >>"$work/warnings/$lab.txt"
+		warned+=${warned:+$'\n'}"$id ran past its time limit of $limit s: its tests without a result score 0"
 		note "$lab" timeout "not graded: $id ran past its time limit of $limit s (its tests' timeouts plus time to build), so its remaining tests score 0. Any other lab of the submission is still graded."
 	elif [ -z "$ran" ]; then
 		echo build-error >"$work/state/$lab"
@@ -187,6 +193,8 @@ grade_lab() {
 	else
 		echo graded >"$work/state/$lab"
 	fi
+	add_warnings "$lab" "$warned"
+	rm -f "$log"
 }
 
 # missing LAB FILE PROBLEM [DETAIL]: the lab scores 0 and says why.

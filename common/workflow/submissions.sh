@@ -209,8 +209,7 @@ unpack() {
 # sweep_session: kills what the submission left running: everything in its
 # session (by session id, never by name).
 sweep_session() {
-	local sid tries=0
-	sid=$(cat "$work/session" 2>/dev/null)
+	local tries=0
 	[[ $sid =~ ^[0-9]+$ ]] || return 0
 	[ "$sid" != "$(ps -o sid= -p $BASHPID | tr -d ' ')" ] || return 0
 	while pgrep -s "$sid" >/dev/null 2>&1 && [ $tries -lt 50 ]; do
@@ -221,15 +220,17 @@ sweep_session() {
 }
 
 # run_limited: grade_labs.sh in a session of its own, under the limit; rc
-# is its exit status (124 or 137: the limit struck).  Waiting in the
-# background lets an interrupt end the whole session at once.
+# is its exit status (124 or 137: the limit struck), sid the session's id:
+# the pid of the background job that calls setsid (a job of a shell without
+# job control is never a process group leader, so setsid makes the session
+# in that very process).  Waiting in the background lets an interrupt end
+# the whole session at once.
 run_limited() {
-	local tpid
-	timeout --kill-after=10 "$limit" setsid --wait bash "$here/grade_labs.sh" \
+	setsid --wait timeout --kill-after=10 "$limit" bash "$here/grade_labs.sh" \
 		"$work" "$loud" "${roots[@]}" </dev/null &
-	tpid=$!
-	trap 'sweep_session; kill "$tpid" 2>/dev/null; wf_die 130 "interrupted: $sub was not graded"' INT TERM
-	wait "$tpid"
+	sid=$!
+	trap 'sweep_session; wf_die 130 "interrupted: $sub was not graded"' INT TERM
+	wait "$sid"
 	rc=$?
 	trap - INT TERM
 }
@@ -256,6 +257,7 @@ copy_suite() {
 	local l file
 	rm -rf "$work" && mkdir -p "$work/state" || wf_die 1 "cannot create $work"
 	: >"$work/grade.log"
+	: >"$work/warnings.txt"
 	cp -a "$template" "$work/suite" || wf_die 1 "cannot copy the suite into $work"
 	if [ -n "$digest" ] && [ "$(wf_tree_digest "$work/suite")" != "$digest" ]; then
 		echo "the shared suite had changed since it was built; grading with a suite rebuilt from $source" |
@@ -332,19 +334,12 @@ cap_logs() {
 # finish: results.json, grade/, warnings.txt; the suite and every side file
 # are removed.
 finish() {
-	local f
 	"$work/suite/build/bin/grade-report" --out "$out" >/dev/null 2>&1
 	mv "$out" "$work/grade" && cp "$work/grade/results.json" "$work/results.json"
 	cap_logs
-	for f in "$work"/warnings/*.txt; do
-		[ -s "$f" ] || continue
-		printf '%s:\n' "$(basename "$f" .txt)"
-		sed 's/^/  /' "$f"
-	done >"$work/warnings.txt" 2>/dev/null
 	[ -s "$work/unpack.err" ] && { echo "unpacking:"; sed 's/^/  /' "$work/unpack.err"; } >>"$work/warnings.txt"
 	chmod -R u+w "$work/suite" 2>/dev/null
-	rm -rf "$work/suite" "$work/unpacked" "$work/state" "$work/session" \
-		"$work/unpack.err" "$work/warnings" "$work"/*.make.log
+	rm -rf "$work/suite" "$work/unpacked" "$work/state" "$work/unpack.err" "$work"/*.make.log
 	[ -s "$work/results.json" ] || wf_die 1 "no results.json was written for $sub"
 }
 
@@ -352,7 +347,7 @@ finish() {
 # sub work limit loud (see above).  Exit 0 when results.json was written,
 # else 1; in a subshell, so wf_die ends only this submission.
 grade_submission() (
-	local roots=() flags=() rc=0
+	local roots=() flags=() rc=0 sid=''
 	meta="$work/suite/build/workflow"
 	out="$work/suite/build/grade"
 	copy_suite

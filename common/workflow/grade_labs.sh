@@ -6,10 +6,12 @@
 # the lab's own time limit, in a session of its own, so one lab's hang costs
 # that lab and no other.
 #
-#   grade_labs.sh WORK quiet|loud ROOT...
+#   grade_labs.sh WORK quiet|loud UNPACKED ROOT...
 #
-# ROOT...: the folders to search for student files (the submission, and
-# where its archives were unpacked).  Reads, from the environment: YIELDLAB_LAB_TIMEOUT ("90", "ex01:90,ex03:120" or both: seconds per
+# UNPACKED: what unpacking the submission's archives skipped (shown when a
+# file is missing); ROOT...: the folders to search for student files (the
+# submission, and where its archives were unpacked).  Reads, from the
+# environment: YIELDLAB_LAB_TIMEOUT ("90", "ex01:90,ex03:120" or both: seconds per
 # lab; default: the lab's test timeouts, scaled, plus YIELDLAB_BUILD_TIMEOUT,
 # 60 s, to compile), YIELDLAB_STUDENT_WERROR and YIELDLAB_WERROR (passed to make),
 # YIELDLAB_LOG_CAP (bytes of make output kept per lab, 256 KiB).
@@ -23,8 +25,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-work=$1 loud=$2
-roots=("${@:3}")
+work=$1 loud=$2 unpacked=$3
+roots=("${@:4}")
 suite="$work/suite"
 meta="$suite/build/workflow"
 max_bytes=$((1024 * 1024))
@@ -205,7 +207,8 @@ missing() {
 }
 
 # A file name that only one lab uses may also be handed in alone.
-names=$(awk '{ print $2 }' "$meta/labs.txt" | sort | uniq -d)
+labs=$(wf_suite_labs "$suite") || wf_die 1 "the suite in $suite lists no lab"
+names=$(awk '{ print $2 }' <<<"$labs" | sort | uniq -d)
 while read -r lab file; do
 	alone=1
 	[ -n "$names" ] && grep -qxF "$file" <<<"$names" && alone=0
@@ -217,7 +220,7 @@ while read -r lab file; do
 	src=$copies
 	if [ -z "$src" ]; then
 		where="Looked for labs/$lab/$file or $lab/$file at any depth (a tree, or an archive of it)$([ "$alone" = 1 ] && echo ", and $file anywhere")."
-		[ -s "$work/unpack.err" ] && where+=$'\n'"Unpacking the archives: $(head -c 1500 "$work/unpack.err")"
+		[ -n "$unpacked" ] && where+=$'\n'"Unpacking the archives: $(head -c 1500 <<<"$unpacked")"
 		missing "$lab" "$file" "is not in the submission" "$(printf '%s\n%s' "$where" "$(found_list)")"
 	elif [ -L "$src" ] || [ ! -f "$src" ]; then
 		missing "$lab" "$file" "is not a regular file (a link or a folder is not graded)"
@@ -226,4 +229,4 @@ while read -r lab file; do
 	else
 		grade_lab "$lab" "$file" "$src"
 	fi
-done <"$meta/labs.txt"
+done <<<"$labs"

@@ -73,7 +73,7 @@ parse_one_args() {
 		esac
 	done
 	[ -n "$template" ] && [ -n "$sub" ] && [ -n "$work" ] || usage "--template, --sub and --work are required"
-	[ -f "$template/build/workflow/labs.txt" ] || usage "'$template' is not a suite built by suite.sh"
+	[ -d "$template/build/workflow/lists" ] || usage "'$template' is not a suite built by suite.sh"
 	[ -e "$sub" ] || usage "no submission at '$sub'"
 }
 
@@ -165,7 +165,7 @@ default_limit() {
 	local l sum=60
 	while read -r l _; do
 		sum=$((sum + $(wf_lab_limit "$meta/lists/$l.list" "${l%%_*}")))
-	done <"$meta/labs.txt"
+	done <<<"$labs"
 	echo "$sum"
 }
 
@@ -179,11 +179,10 @@ find_archives() {
 # unpack: sets roots, the folders to search for student files: the
 # submission's folder, and WORK/unpacked/<archive>.d/ for the archive it is
 # or each archive it holds (unpack.py: no path leaves its folder, no links,
-# size caps).  What was skipped goes to WORK/unpack.err.
+# size caps).  What was skipped goes to unpacked (text).
 unpack() {
-	local dest="$work/unpacked" archives=()
-	: >"$work/unpack.err"
-	roots=()
+	local dest="$work/unpacked" archives=() said
+	unpacked='' roots=()
 	if [ -d "$sub" ]; then
 		roots=("$sub")
 		mapfile -d '' archives < <(find_archives "$sub")
@@ -192,16 +191,17 @@ unpack() {
 		case $sub in
 		*.tar | *.tar.gz | *.tgz | *.tar.xz | *.tar.bz2 | *.zip) archives=("$sub") ;;
 		*)
-			echo "not a folder, nor a .tar, .tar.gz, .tgz or .zip archive" >"$work/unpack.err"
+			unpacked="not a folder, nor a .tar, .tar.gz, .tgz or .zip archive"
 			return 1 ;;
 		esac
 	fi
 	roots+=("$dest")
 	command -v python3 >/dev/null 2>&1 || {
-		echo "python3 is needed to unpack archives, and it is missing" >>"$work/unpack.err"
+		unpacked="python3 is needed to unpack archives, and it is missing"
 		return 1
 	}
-	python3 "$here/unpack.py" "$dest" "${archives[@]}" >>"$work/unpack.err" 2>&1 && return 0
+	said=$(python3 "$here/unpack.py" "$dest" "${archives[@]}" 2>&1) && { unpacked=$said; return 0; }
+	unpacked=$said
 	# An archive inside a folder that cannot be read is reported, not fatal.
 	[ -d "$sub" ]
 }
@@ -227,7 +227,7 @@ sweep_session() {
 # the whole session at once.
 run_limited() {
 	setsid --wait timeout --kill-after=10 "$limit" bash "$here/grade_labs.sh" \
-		"$work" "$loud" "${roots[@]}" </dev/null &
+		"$work" "$loud" "$(head -c 1500 <<<"$unpacked")" "${roots[@]}" </dev/null &
 	sid=$!
 	trap 'sweep_session; wf_die 130 "interrupted: $sub was not graded"' INT TERM
 	wait "$sid"
@@ -247,7 +247,7 @@ harness_flags() {
 	local l
 	while read -r l _; do
 		wf_frag_tags "$out/labs/$l.frag"
-	done <"$meta/labs.txt" | sort -u | sed -n 's/^crash$/crash/p; s/^timeout$/hang/p'
+	done <<<"$labs" | sort -u | sed -n 's/^crash$/crash/p; s/^timeout$/hang/p'
 }
 
 # copy_suite: WORK/suite, a copy of the template that is what the template
@@ -266,13 +266,14 @@ copy_suite() {
 		[ -n "$source" ] && bash "$here/suite.sh" "$source" "$work/suite" "${YIELDLAB_LAB:-}" >>"$work/grade.log" 2>&1 ||
 			wf_die 1 "the shared suite was changed and could not be rebuilt"
 	fi
+	labs=$(wf_suite_labs "$work/suite") && [ -n "$labs" ] || wf_die 1 "the suite in $work/suite lists no lab"
 	# Read-only, so the code it grades cannot rewrite it by mistake (as
 	# root, or by chmod, it still could: the digest check protects the
 	# other submissions).
 	chmod -R a-w "$work/suite" && chmod -R u+w "$work/suite/build" || wf_die 1 "cannot set up $work/suite"
 	while read -r l file; do
 		chmod u+w "$work/suite/labs/$l/$file"
-	done <"$meta/labs.txt"
+	done <<<"$labs"
 	mkdir -p "$out"
 }
 
@@ -283,7 +284,7 @@ grade_or_complete() {
 	local l why=''
 	if ! unpack; then
 		flags+=(error) rc=unpack
-		why="the submission could not be unpacked: $(head -c 2000 "$work/unpack.err")"
+		why="the submission could not be unpacked: $(head -c 2000 <<<"$unpacked")"
 	else
 		run_limited
 		sweep_session
@@ -301,7 +302,7 @@ grade_or_complete() {
 			complete "$l" error "not graded: the grading stopped (exit $rc; see grade.log)"
 			echo error >"$work/state/$l"; flags+=(error) ;;
 		esac
-	done <"$meta/labs.txt"
+	done <<<"$labs"
 }
 
 # write_summary: WORK/summary.tsv (lab score max state) and WORK/status
@@ -314,7 +315,7 @@ write_summary() {
 		printf '%s\t%s\t%s\t%s\n' "$l" "$(wf_frag_field "$out/labs/$l.frag" 2)" \
 			"$(wf_frag_field "$out/labs/$l.frag" 3)" "$state"
 		case $state in missing | build-error | timeout) flags+=("$state") ;; esac
-	done <"$meta/labs.txt" >"$work/summary.tsv"
+	done <<<"$labs" >"$work/summary.tsv"
 	for f in error timeout build-error missing crash hang; do
 		[[ " ${flags[*]:-} " == *" $f "* ]] && status+=${status:++}$f
 	done
@@ -337,9 +338,9 @@ finish() {
 	"$work/suite/build/bin/grade-report" --out "$out" >/dev/null 2>&1
 	mv "$out" "$work/grade" && cp "$work/grade/results.json" "$work/results.json"
 	cap_logs
-	[ -s "$work/unpack.err" ] && { echo "unpacking:"; sed 's/^/  /' "$work/unpack.err"; } >>"$work/warnings.txt"
+	[ -n "$unpacked" ] && { echo "unpacking:"; sed 's/^/  /' <<<"$unpacked"; } >>"$work/warnings.txt"
 	chmod -R u+w "$work/suite" 2>/dev/null
-	rm -rf "$work/suite" "$work/unpacked" "$work/state" "$work/unpack.err" "$work"/*.make.log
+	rm -rf "$work/suite" "$work/unpacked" "$work/state" "$work"/*.make.log
 	[ -s "$work/results.json" ] || wf_die 1 "no results.json was written for $sub"
 }
 
@@ -347,7 +348,7 @@ finish() {
 # sub work limit loud (see above).  Exit 0 when results.json was written,
 # else 1; in a subshell, so wf_die ends only this submission.
 grade_submission() (
-	local roots=() flags=() rc=0 sid=''
+	local roots=() flags=() rc=0 sid='' unpacked='' labs
 	meta="$work/suite/build/workflow"
 	out="$work/suite/build/grade"
 	copy_suite

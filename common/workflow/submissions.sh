@@ -155,9 +155,13 @@ grade() {
 # compiler's warnings on the student files) and status.  Each lab runs under
 # its own limit (see grade_labs.sh), all of it under an overall one (default:
 # the labs' limits added up, plus a minute) in its own session, and whatever
-# it leaves running is killed.  Its globals: template digest source sub work
-# limit loud, and meta out root rc flags it sets; it runs in a subshell, so
-# none of them leaks into the pool.
+# it leaves running is killed.  While it runs, WORK also holds suite/ (the
+# copy), unpacked/ (the archives' files) and state/<lab> (level B's outcome
+# of each lab: the fragments cannot tell a missing file from a build error,
+# since grade-note's statuses are the harness's); all three are removed.
+# Its globals: template digest source sub work limit loud, and meta out
+# labs roots unpacked sid rc flags it sets; it runs in a subshell, so none
+# of them leaks into the pool.
 
 # default_limit: the labs' own limits (grade_labs.sh) added up, plus a
 # minute to unpack, copy and report.

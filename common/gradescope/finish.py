@@ -8,7 +8,7 @@ CONF is autograder.conf (KEY=VALUE lines, # comments; read, never run).
 --check: exit 2, naming the line, when a setting is not valid; with TESTS
 ("lab test" lines, written by setup.sh from the graders' --list), also
 when a VISIBILITY key names a lab or a test the suite does not have.
-Otherwise reads GRADED_DIR (grade_submission.sh's work folder: results.json,
+Otherwise reads GRADED_DIR (the work folder of submissions.sh one --template: results.json,
 summary.tsv, status, warnings.txt) and writes RESULTS_JSON with:
   - each test's "visibility": VISIBILITY.<lab>.<test>, else
     VISIBILITY.<lab>, else VISIBILITY (visible);  <lab> is ex01 or its

@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# The part of grading one submission that runs its code (grade_submission.sh
+# The part of grading one submission that runs its code (submissions.sh
 # starts it under the submission's overall limit, in a session of its own).
 # For each lab of the pristine suite in WORK/suite: find the student file in
 # the submission, copy it (only it) in, and run that lab's make grade under
 # the lab's own time limit, in a session of its own, so one lab's hang costs
 # that lab and no other.
 #
-#   grade_labs.sh WORK quiet|loud
+#   grade_labs.sh WORK quiet|loud UNPACKED ROOT...
 #
-# Reads WORK/roots (the folders to search, one a line) and, from the
+# UNPACKED: what unpacking the submission's archives skipped (shown when a
+# file is missing); ROOT...: the folders to search for student files (the
+# submission, and where its archives were unpacked).  Reads, from the
 # environment: YIELDLAB_LAB_TIMEOUT ("90", "ex01:90,ex03:120" or both: seconds per
 # lab; default: the lab's test timeouts, scaled, plus YIELDLAB_BUILD_TIMEOUT,
 # 60 s, to compile), YIELDLAB_STUDENT_WERROR and YIELDLAB_WERROR (passed to make),
 # YIELDLAB_LOG_CAP (bytes of make output kept per lab, 256 KiB).
-# Leaves WORK/state/<lab>: graded, missing, build-error or timeout;
-# WORK/warnings/<lab>.txt (the compiler's words on the student file).  A lab
+# Leaves WORK/state/<lab>: graded, missing, build-error or timeout; and
+# appends to WORK/warnings.txt the compiler's words on each student file.  A lab
 # with no state when this ends (the overall limit struck) is completed by
 # the caller.
 # set -u only: a lab that is missing, fails to build or times out is recorded
@@ -23,34 +25,31 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
-work=$1 loud=$2
-# The session is ours: whatever is left of it when we are done gets killed.
-echo $$ >"$work/session"
+work=$1 loud=$2 unpacked=$3
+roots=("${@:4}")
 suite="$work/suite"
 meta="$suite/build/workflow"
 max_bytes=$((1024 * 1024))
 log_cap=${YIELDLAB_LOG_CAP:-262144}
-mkdir -p "$work/warnings"
 
 # shown PATH: a found file as the student knows it: relative to the
 # submission, or "archive.zip: path/in/it".
 shown() {
 	local p=$1 r
-	while IFS= read -r r; do
-		[ -n "$r" ] || continue
+	for r in "${roots[@]}"; do
 		case $p in "$r"/*) p=${p#"$r"/}; break ;; esac
-	done <"$work/roots"
+	done
 	sed 's|\.d/|: |' <<<"$p"
 }
 
 # all_files: every file of the submission (archives unpacked), NUL-separated.
 all_files() {
 	local r
-	while IFS= read -r r; do
+	for r in "${roots[@]}"; do
 		[ -d "$r" ] || continue
 		find "$r" -maxdepth 10 \( -name __MACOSX -o -name .git \) -prune -o \
 			\( -type f -o -type l \) -print0
-	done <"$work/roots"
+	done
 }
 
 # found_list: up to 25 files of the submission, for a "missing" message.
@@ -113,9 +112,8 @@ find_student() {
 # note LAB STATUS TEXT: every test of LAB without a result scores 0 with
 # TEXT as its output.
 note() {
-	printf '%s\n' "$3" >"$work/note.txt"
-	"$suite/build/bin/grade-note" --out "$suite/build/grade" --lab "$1" \
-		--list "$meta/lists/$1.list" --status "$2" --note-file "$work/note.txt"
+	printf '%s\n' "$3" | "$suite/build/bin/grade-note" --out "$suite/build/grade" --lab "$1" \
+		--list "$meta/lists/$1.list" --status "$2" --note-file /dev/stdin
 }
 
 say() {
@@ -137,46 +135,55 @@ lab_limit() { wf_lab_limit "$meta/lists/$1.list" "${1%%_*}"; }
 
 # run_lab ID LIMIT LOG: the lab's make grade in its own session under
 # LIMIT; rc is its status (124 or 137: the limit struck).  Whatever it
-# leaves in that session is killed.
+# leaves in that session is killed.  The session's id is the pid of the
+# background job that calls setsid: a job of a shell without job control is
+# never a process group leader, so setsid makes the session in that very
+# process (no fork), and the id needs no file.
 run_lab() {
-	local sess="$work/lab.session" fifo="$work/lab.fifo" sid capper
-	rm -f "$sess" "$fifo"
-	mkfifo "$fifo" || { rc=1; return; }
+	local out sid capper
 	# Not a pipe we wait on: what is left of the session still holds its
 	# write end, so it is killed first, and only then is the log complete.
-	cap_stream "$log_cap" <"$fifo" >"$3" &
+	exec {out}> >(cap_stream "$log_cap" >"$3")
 	capper=$!
 	(
 		wf_clean_env
-		exec timeout --kill-after=5 "$2" setsid --wait bash -c \
-			'echo $$ >"$0"; exec "$@"' "$sess" \
+		exec setsid --wait timeout --kill-after=5 "$2" \
 			make -s --no-print-directory -C "$suite" BUILD=build grade LAB="$1" \
 			STUDENT_WERROR="${YIELDLAB_STUDENT_WERROR:-0}" WERROR="${YIELDLAB_WERROR:-1}"
-	) </dev/null >"$fifo" 2>&1
+	) </dev/null >&"$out" 2>&1 {out}>&- &
+	sid=$!
+	exec {out}>&-
+	wait "$sid"
 	rc=$?
-	sid=$(cat "$sess" 2>/dev/null)
-	[[ $sid =~ ^[0-9]+$ ]] && pkill -KILL -s "$sid" 2>/dev/null
+	pkill -KILL -s "$sid" 2>/dev/null
 	wait "$capper"
-	rm -f "$sess" "$fifo"
 }
+
+# add_warnings LAB TEXT: TEXT (when any) under the lab's name in
+# WORK/warnings.txt, which is shown to the instructor.
+add_warnings() {
+	[ -n "$2" ] || return 0
+	printf '%s:\n' "$1"
+	sed 's/^/  /' <<<"$2"
+} >>"$work/warnings.txt"
 
 # grade_lab LAB FILE SRC: copies SRC in and grades LAB; records the state.
 grade_lab() {
-	local lab=$1 file=$2 src=$3 id=${1%%_*} log="$work/$1.make.log" ran count limit
+	local lab=$1 file=$2 src=$3 id=${1%%_*} log="$work/$1.make.log" ran count limit warned
 	cp "$src" "$suite/labs/$lab/$file" && touch "$suite/labs/$lab/$file"
 	limit=$(lab_limit "$lab")
 	say "== $id: grading $(shown "$src") (time limit $limit s)"
 	run_lab "$id" "$limit" "$log"
 	[ "$loud" = loud ] && cat "$log"
 	cat "$log" >>"$work/grade.log"
-	grep -E "^labs/$lab/$file:[0-9]+:[0-9]+: (warning|error)" "$log" |
-		sed "s|^labs/$lab/||" | head -40 >"$work/warnings/$lab.txt"
+	warned=$(grep -E "^labs/$lab/$file:[0-9]+:[0-9]+: (warning|error)" "$log" |
+		sed "s|^labs/$lab/||" | head -40)
 	ran=$(wf_frag_field "$suite/build/grade/labs/$lab.frag" 5)
 	count=$(grep -c . "$meta/lists/$lab.list")
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo timeout >"$work/state/$lab"
 		say "== $id: ran past its time limit of $limit s; the other labs are graded"
-		echo "$id ran past its time limit of $limit s: its tests without a result score 0" >>"$work/warnings/$lab.txt"
+		warned+=${warned:+$'\n'}"$id ran past its time limit of $limit s: its tests without a result score 0"
 		note "$lab" timeout "not graded: $id ran past its time limit of $limit s (its tests' timeouts plus time to build), so its remaining tests score 0. Any other lab of the submission is still graded."
 	elif [ -z "$ran" ]; then
 		echo build-error >"$work/state/$lab"
@@ -188,6 +195,8 @@ grade_lab() {
 	else
 		echo graded >"$work/state/$lab"
 	fi
+	add_warnings "$lab" "$warned"
+	rm -f "$log"
 }
 
 # missing LAB FILE PROBLEM [DETAIL]: the lab scores 0 and says why.
@@ -198,7 +207,8 @@ missing() {
 }
 
 # A file name that only one lab uses may also be handed in alone.
-names=$(awk '{ print $2 }' "$meta/labs.txt" | sort | uniq -d)
+labs=$(wf_suite_labs "$suite") || wf_die 1 "the suite in $suite lists no lab"
+names=$(awk '{ print $2 }' <<<"$labs" | sort | uniq -d)
 while read -r lab file; do
 	alone=1
 	[ -n "$names" ] && grep -qxF "$file" <<<"$names" && alone=0
@@ -210,7 +220,7 @@ while read -r lab file; do
 	src=$copies
 	if [ -z "$src" ]; then
 		where="Looked for labs/$lab/$file or $lab/$file at any depth (a tree, or an archive of it)$([ "$alone" = 1 ] && echo ", and $file anywhere")."
-		[ -s "$work/unpack.err" ] && where+=$'\n'"Unpacking the archives: $(head -c 1500 "$work/unpack.err")"
+		[ -n "$unpacked" ] && where+=$'\n'"Unpacking the archives: $(head -c 1500 <<<"$unpacked")"
 		missing "$lab" "$file" "is not in the submission" "$(printf '%s\n%s' "$where" "$(found_list)")"
 	elif [ -L "$src" ] || [ ! -f "$src" ]; then
 		missing "$lab" "$file" "is not a regular file (a link or a folder is not graded)"
@@ -219,4 +229,4 @@ while read -r lab file; do
 	else
 		grade_lab "$lab" "$file" "$src"
 	fi
-done <"$meta/labs.txt"
+done <<<"$labs"

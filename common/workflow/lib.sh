@@ -57,6 +57,18 @@ wf_labs() {
 	awk 'NR > 1 { print $2, $3 }' <<<"$info"
 }
 
+# wf_suite_labs DIR: one "lab student_file" line per lab a pristine suite
+# (suite.sh) in DIR was built for: the labs with a saved test list, with
+# their student files from make labs-info.
+wf_suite_labs() {
+	local labs lab file
+	labs=$(wf_labs "$1") || return
+	while read -r lab file; do
+		[ -f "$1/build/workflow/lists/$lab.list" ] && printf '%s %s\n' "$lab" "$file"
+	done <<<"$labs"
+	return 0
+}
+
 # wf_is_ours PATH: true for a path a pristine copy of the suite holds.
 # Build trees (build/, build-*/) and dist/ are products, .git is history.
 wf_is_ours() {

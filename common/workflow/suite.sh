@@ -9,8 +9,9 @@
 #
 # YIELDLAB_WERROR=0 (WERROR=0 of make, or autograder.conf) builds the suite's own
 # code without -Werror (another compiler version may warn where this one
-# does not).  Leaves in TO_DIR/build/workflow: labs.txt ("lab student_file" a line) and
-# lists/<lab>.list (the grader's --list).  Exit 0, or 1 with a message.
+# does not).  Leaves in TO_DIR/build/workflow: lists/<lab>.list (the
+# grader's --list) for each lab it was built for (wf_suite_labs reads them
+# back).  Exit 0, or 1 with a message.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -26,16 +27,14 @@ wf_suite_files "$from" | wf_copy_files "$from" "$to" ||
 	wf_die 1 "copying the suite from $from to $to failed"
 
 meta="$to/build/workflow"
-if ! wf_labs "$to" "$lab" >"$meta/labs.txt" 2>"$meta/labs.err" ||
-	[ ! -s "$meta/labs.txt" ]; then
-	cat "$meta/labs.err" >&2
+if ! labs=$(wf_labs "$to" "$lab") || [ -z "$labs" ]; then
 	wf_die 1 "the suite in $from lists no lab${lab:+ matching LAB=$lab}"
 fi
 
 targets=(build/bin/grade-report build/bin/grade-note)
 while read -r l _; do
 	targets+=("build/grader/${l%%_*}")
-done <"$meta/labs.txt"
+done <<<"$labs"
 if ! wf_make "$to" -j"$jobs" BUILD=build WERROR="${YIELDLAB_WERROR:-1}" "${targets[@]}" >"$meta/build.log" 2>&1; then
 	tail -40 "$meta/build.log" >&2
 	[ "${YIELDLAB_WERROR:-1}" = 1 ] && grep -q 'Werror' "$meta/build.log" &&
@@ -48,4 +47,4 @@ while read -r l _; do
 		[ ! -s "$meta/lists/$l.list" ]; then
 		wf_die 1 "$l: its grader lists no tests"
 	fi
-done <"$meta/labs.txt"
+done <<<"$labs"

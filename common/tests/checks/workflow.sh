@@ -593,7 +593,7 @@ shared_suite_checks() {
 	sed -i 's|^#include "trace.h"$|&\n#undef GRADE_EXPECT_STR\n#define GRADE_EXPECT_STR(got, want) ((void)(got), (void)(want))|' \
 		"$t/labs/ex01_round_robin/grade.c"
 	rm -f "$t/build/grader/ex01"
-	YIELDLAB_LAB=ex01 bash "$repo/common/workflow/grade_submission.sh" --template "$t" --digest "$digest" \
+	YIELDLAB_LAB=ex01 bash "$repo/common/workflow/submissions.sh" one --template "$t" --digest "$digest" \
 		--source "$course" --sub "$tmp/course/batch/ivy" --work "$work" --quiet >"$tmp/tpl-grade.log" 2>&1
 	[ "$(json_get "$work/results.json" "d['score']")" = "$(roster_field "$tmp/roster-good.csv" bob ex01)" ] &&
 		grep -q 'shared suite had changed' "$work/grade.log" &&

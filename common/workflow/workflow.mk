@@ -1,7 +1,8 @@
 # The instructor and student workflow: make handout, grade-submission,
 # grade-all, autograder (instructors); make status, hint, watch (students).
 # The scripts beside this file do the work; labs/README.md (students) and
-# solutions/README.md (instructors) show how each is used.  The Makefile reads this file after labs/*/lab.mk.
+# solutions/README.md (instructors) show how each is used.  The Makefile
+# reads this file after labs/*/lab.mk.
 
 WORKFLOW := common/workflow
 DIST ?= dist

@@ -217,11 +217,14 @@ static int64_t time_item(struct hashwork *h, uint64_t i, uint64_t links)
  *  - the MEDIAN of 9 items must be under 15x the target: loaded 2-core VMs
  *    with sanitizers slow items by up to ~5x (measured: 1.0-1.6x plain,
  *    under six busy loops 2-3x); a rate read 15x too slow is a bug.
- * And a target twice as long gives about twice the links: between 1.3x and
- * 3.5x.  Measured here: idle, 83 ns per link, items 3.96-4.09 ms, ratio
- * 1.99-2.02; with seven other builds on the two cores, 124-138 ns per
- * link, fastest items 2.4-2.8 ms, ratios 1.9-3.3 (with 5 samples per
- * calibration; 9 now).
+ * And a target twice as long gives more links: between 1.3x and 5x (a
+ * target ignored gives 1x).  Measured here: idle, 83 ns per link, items
+ * 3.96-4.09 ms, ratio 1.99-2.02; with seven other builds on the two cores,
+ * 124-138 ns per link, fastest items 2.4-2.8 ms, ratios 1.9-3.3 (with 5
+ * samples per calibration; 9 now); in make check, with its jobs side by
+ * side, one calibration read 148 ns per link and the next about 83: 3.55x.
+ * The two calibrations can each land anywhere from 83 to ~180 ns per link
+ * under load, so the ratio can reach 2 x 180 / 83 = 4.3.
  */
 static void calibrated_items_take_about_the_asked_time(void **state)
 {
@@ -246,7 +249,7 @@ static void calibrated_items_take_about_the_asked_time(void **state)
 		      clock_ns_to_ms(median), ratio);
 	assert_true(fastest * 3 >= target);
 	assert_true(median < 15 * target);
-	assert_true(ratio > 1.3 && ratio < 3.5);
+	assert_true(ratio > 1.3 && ratio < 5.0);
 	hashwork_free(h);
 }
 

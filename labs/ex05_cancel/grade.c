@@ -1138,10 +1138,12 @@ static void a_leased_table_is_refused_until_done(void **state)
  * the loop thread and the loads on the worker race).  ~1 s of rows on a
  * worker, cancelled from a loop timer 10 ms in.  The worker checks before
  * each row (~3 us), so it stops within microseconds of the store; done
- * follows one doorbell later.  Bound: 400 ms (scaled) from
+ * follows one doorbell later.  Bound: 700 ms (scaled) from
  * xf_job_cancel() to done.  Typical here: 0.1 ms; the worst seen with
- * other builds saturating both cores (two thread wake-ups): ~200 ms; a
- * worker that runs on needs ~990 ms more.
+ * other builds saturating both cores (two thread wake-ups): ~200 ms, and
+ * once past 400 ms with two labs graded at once beside two busy loops
+ * (stress.sh -k 20 -j 2: 1 run of 160); a worker that runs on needs
+ * ~990 ms more, and more still on a loaded machine.
  */
 static void worker_stops_soon_after_its_flag_is_set(void **state)
 {
@@ -1158,8 +1160,8 @@ static void worker_stops_soon_after_its_flag_is_set(void **state)
 	event_free(timer);
 	expect_done_once(&r, XF_CANCELLED);
 	GRADE_EXPECT(r.cancel_ran && r.done_ns - r.cancel_ran_ns <
-				     grade_bound_ns(400),
-		     "done within 400 ms of xf_job_cancel()",
+				     grade_bound_ns(700),
+		     "done within 700 ms of xf_job_cancel()",
 		     "%.1f ms (whole run ~1 s)",
 		     clock_ns_to_ms(r.done_ns - r.cancel_ran_ns));
 	GRADE_EXPECT(r.rows_reported < n, "a partial count",

@@ -45,6 +45,8 @@ $(O)/test/%: $(O)/obj/common/tests/unit/%.o $(COMMON_LIB)
 	$(Q)$(link)
 # The grader kit's allocation counter and C library faults, tested on
 # their own.
+# The save client's tests share a fixture (not a test of its own).
+$(O)/test/test_save $(O)/test/test_save_faults: $(O)/obj/common/tests/unit/savetest.o
 $(O)/test/test_evalloc: $(O)/obj/common/grade/evalloc.o
 $(O)/test/test_libcfault: $(O)/obj/common/grade/libcfault.o
 # saveinspect's private base must leave no libevent block behind.

@@ -16,10 +16,10 @@
 
 #include "clock.h"
 #include "evbase.h"
-#include "hashwork.h"
 #include "save.h"
 #include "saveinspect.h"
 #include "saveproc.h"
+#include "savetest.h"
 
 #include <event2/event.h>
 #include <signal.h>
@@ -58,24 +58,6 @@ static void tally_cb(uint64_t id, int ok, const char *why, void *arg)
 	}
 }
 
-static int64_t bound_ns(int64_t ms)
-{
-	const char *env = getenv("YIELDLAB_TIMEOUT_SCALE");
-	double scale = env ? atof(env) : 1.0;
-
-	return (int64_t)((double)ms * (scale > 1.0 ? scale : 1.0)) * CLOCK_NS_PER_MS;
-}
-
-static void digest_of(uint64_t id, char hex[65])
-{
-	char text[24];
-	uint8_t d[32];
-
-	snprintf(text, sizeof(text), "item-%llu", (unsigned long long)id);
-	hashwork_buffer(text, strlen(text), d);
-	hashwork_hex(d, hex);
-}
-
 static void start_server(struct saveproc *p, int delay_ms, int cap,
 			 const char *log_path)
 {
@@ -86,34 +68,6 @@ static void start_server(struct saveproc *p, int delay_ms, int cap,
 	o.log_path = log_path;
 	if (saveproc_start(p, &o) != 0)
 		fail_msg("saveproc_start: %s", p->why);
-}
-
-static void stop_server(struct saveproc *p)
-{
-	if (saveproc_stop(p) != 0)
-		fail_msg("saveproc_stop: %s", p->why);
-}
-
-static struct save_client *client_for(struct event_base *base, int port,
-				      int pool, int timeout_ms)
-{
-	struct save_client_options o = { .port = port, .pool_size = pool,
-					 .timeout_ms = timeout_ms };
-	struct save_client *c = save_client_new(base, &o);
-
-	assert_non_null(c);
-	return c;
-}
-
-static void save_range(struct save_client *c, uint64_t from, uint64_t to,
-		       struct tally *t)
-{
-	char hex[65];
-
-	for (uint64_t id = from; id < to; id++) {
-		digest_of(id, hex);
-		assert_int_equal(save_client_save(c, id, hex, tally_cb, t), 0);
-	}
 }
 
 static void temp_path(char *path, size_t size)
@@ -141,7 +95,7 @@ static void expect_log(const char *path, size_t n, int64_t delay_ns)
 		char hex[65];
 
 		assert_true(r[i].id < MAX_SAVES && seen[r[i].id]++ == 0);
-		digest_of(r[i].id, hex);
+		savetest_digest(r[i].id, hex);
 		assert_string_equal(r[i].digest, hex);
 		assert_true(r[i].answered_ns - r[i].received_ns >= delay_ns);
 	}
@@ -164,26 +118,26 @@ static void hundred_twenty_saves_drain_in_twelve_waves(void **state)
 	(void)state;
 	temp_path(log, sizeof(log));
 	start_server(&p, 50, 10, log);
-	c = client_for(base, p.port, 10, 0);
+	c = savetest_client(base, p.port, 10, 0);
 	start = clock_monotonic_ns();
-	save_range(c, 0, 120, &t);
+	savetest_save_range(c, 0, 120, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), 0);
 	took = clock_monotonic_ns() - start;
 	print_message("measured: 120 saves drained in %.3f s\n", (double)took / 1e9);
 	assert_int_equal(t.ok, 120);
 	assert_true(took >= 550 * CLOCK_NS_PER_MS);
-	assert_true(took < bound_ns(3000));
+	assert_true(took < savetest_bound_ns(3000));
 	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.received, 120);
 	assert_int_equal(st.stored, 120);
 	assert_int_equal(st.max_in_flight, 10);
 	for (uint64_t id = 0; id < 120; id++) {
-		digest_of(id, hex);
+		savetest_digest(id, hex);
 		assert_int_equal(saveinspect_get(&p, id, got), 200);
 		assert_string_equal(got, hex);
 	}
 	assert_int_equal(saveinspect_get(&p, 120, got), 404);
-	stop_server(&p);
+	savetest_stop(&p);
 	expect_log(log, 120, 50 * CLOCK_NS_PER_MS);
 	unlink(log);
 	save_client_free(c);
@@ -206,14 +160,14 @@ static void saves_beyond_the_pool_leave_in_fifo_order(void **state)
 	(void)state;
 	temp_path(log, sizeof(log));
 	start_server(&p, 5, 10, log);
-	c = client_for(base, p.port, 1, 0);
-	save_range(c, 0, 8, &t);
+	c = savetest_client(base, p.port, 1, 0);
+	savetest_save_range(c, 0, 8, tally_cb, &t);
 	assert_int_equal(save_client_outstanding(c), 8);
 	assert_int_equal(save_client_drain(c), 0);
 	assert_int_equal(save_client_outstanding(c), 0);
 	assert_int_equal(saveinspect_stats(&p, &st), 0);
 	assert_int_equal(st.max_in_flight, 1);
-	stop_server(&p);
+	savetest_stop(&p);
 	assert_int_equal(saveinspect_read_log(log, &r, &n), 0);
 	assert_int_equal(n, 8);
 	for (size_t i = 0; i < n; i++) {
@@ -242,9 +196,9 @@ static void a_slow_answer_fails_the_save_with_timeout(void **state)
 
 	(void)state;
 	start_server(&p, 1500, 10, NULL);
-	c = client_for(base, p.port, 1, 200);
+	c = savetest_client(base, p.port, 1, 200);
 	start = clock_monotonic_ns();
-	save_range(c, 0, 1, &t);
+	savetest_save_range(c, 0, 1, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), -1);
 	took = clock_monotonic_ns() - start;
 	assert_int_equal(t.calls, 1);
@@ -252,7 +206,7 @@ static void a_slow_answer_fails_the_save_with_timeout(void **state)
 	assert_true(took >= 150 * CLOCK_NS_PER_MS && took < 1400 * CLOCK_NS_PER_MS);
 	assert_int_equal(save_client_failed(c), 1);
 	save_client_free(c);
-	stop_server(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 
@@ -266,9 +220,9 @@ static void a_closed_port_fails_with_connection_refused(void **state)
 
 	(void)state;
 	start_server(&p, 0, 10, NULL);
-	stop_server(&p);
-	c = client_for(base, p.port, 2, 500);
-	save_range(c, 0, 3, &t);
+	savetest_stop(&p);
+	c = savetest_client(base, p.port, 2, 500);
+	savetest_save_range(c, 0, 3, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), -1);
 	assert_int_equal(t.calls, 3);
 	assert_int_equal(t.failed, 3);
@@ -292,10 +246,10 @@ static void a_conflicting_save_gets_409_and_a_repeat_is_accepted(void **state)
 	char a[65], b[65], got[65];
 
 	(void)state;
-	digest_of(1, a);
-	digest_of(2, b);
+	savetest_digest(1, a);
+	savetest_digest(2, b);
 	start_server(&p, 0, 10, NULL);
-	c = client_for(base, p.port, 1, 0);
+	c = savetest_client(base, p.port, 1, 0);
 	save_client_save(c, 1, a, tally_cb, &t);
 	save_client_save(c, 1, b, tally_cb, &t);
 	save_client_save(c, 1, a, tally_cb, &t);
@@ -310,7 +264,7 @@ static void a_conflicting_save_gets_409_and_a_repeat_is_accepted(void **state)
 	assert_int_equal(st.conflicts, 1);
 	assert_int_equal(st.duplicates, 1);
 	save_client_free(c);
-	stop_server(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 
@@ -333,8 +287,8 @@ static void freeing_the_client_fails_each_outstanding_save_once(void **state)
 
 	(void)state;
 	start_server(&p, 2000, 10, NULL);
-	c = client_for(base, p.port, 3, 0);
-	save_range(c, 0, 5, &t);
+	c = savetest_client(base, p.port, 3, 0);
+	savetest_save_range(c, 0, 5, tally_cb, &t);
 	event_base_once(base, -1, EV_TIMEOUT, leave_loop_cb, base, &at_100ms);
 	event_base_dispatch(base);
 	assert_int_equal(t.calls, 0);
@@ -345,7 +299,7 @@ static void freeing_the_client_fails_each_outstanding_save_once(void **state)
 	for (int id = 0; id < 5; id++)
 		assert_int_equal(t.calls_of[id], 1);
 	assert_string_equal(t.last_why, "client freed");
-	stop_server(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 
@@ -366,17 +320,17 @@ static void connections_closed_while_the_loop_slept_are_replaced(void **state)
 	o.idle_timeout_ms = 300;
 	if (saveproc_start(&p, &o) != 0)
 		fail_msg("saveproc_start: %s", p.why);
-	c = client_for(base, p.port, 2, 0);
-	save_range(c, 0, 2, &t);
+	c = savetest_client(base, p.port, 2, 0);
+	savetest_save_range(c, 0, 2, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), 0);
 	clock_sleep_ns(700 * CLOCK_NS_PER_MS);
-	save_range(c, 2, 4, &t);
+	savetest_save_range(c, 2, 4, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), 0);
 	if (t.failed)
 		fail_msg("%zu saves failed: %s", t.failed, t.last_why);
 	assert_int_equal(t.ok, 4);
 	save_client_free(c);
-	stop_server(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 
@@ -422,7 +376,7 @@ static void slice_cb(evutil_socket_t fd, short what, void *arg)
 	for (uint64_t id = 0; id < 40; id++) {
 		if (id == 20)
 			burn_ms(SLICE_MS);
-		digest_of(id, hex);
+		savetest_digest(id, hex);
 		assert_int_equal(save_client_save(r->c, id, hex, slice_done_cb, r), 0);
 	}
 }
@@ -440,7 +394,7 @@ static void saves_after_a_long_slice_are_all_stored(void **state)
 
 	(void)state;
 	start_server(&p, 50, 10, NULL);
-	r.c = client_for(base, p.port, 10, 2000);
+	r.c = savetest_client(base, p.port, 10, 2000);
 	event_base_once(base, -1, EV_TIMEOUT, slice_cb, &r, NULL);
 	event_base_loop(base, EVLOOP_ONCE);
 	if (save_client_drain(r.c) != 0)
@@ -453,7 +407,7 @@ static void saves_after_a_long_slice_are_all_stored(void **state)
 	assert_int_equal(st.stored, 40);
 	assert_int_equal(st.received, 40);
 	save_client_free(r.c);
-	stop_server(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 
@@ -462,7 +416,7 @@ static void bad_arguments_are_refused_without_a_callback(void **state)
 	struct event_base *base = evbase_new(EVBASE_PRECISE);
 	struct save_client_options none = { .port = 0 };
 	struct tally t = { 0 };
-	struct save_client *c = client_for(base, 9, 1, 0);
+	struct save_client *c = savetest_client(base, 9, 1, 0);
 
 	(void)state;
 	assert_null(save_client_new(base, &none));
@@ -531,7 +485,7 @@ static void the_server_dies_when_its_parent_is_killed(void **state)
 	waitpid(child, &status, 0);
 	assert_true(msg[0] > 0);
 	assert_int_equal(msg[1], 1);   /* in the caller's process group */
-	deadline = clock_monotonic_ns() + bound_ns(5000);
+	deadline = clock_monotonic_ns() + savetest_bound_ns(5000);
 	while (!process_gone((pid_t)msg[0]) && clock_monotonic_ns() < deadline)
 		clock_sleep_ns(10 * CLOCK_NS_PER_MS);
 	if (!process_gone((pid_t)msg[0])) {
@@ -571,7 +525,7 @@ static void the_server_listens_on_loopback_only(void **state)
 	assert_int_equal(listeners("/proc/net/tcp", p.port, &loopback_only), 1);
 	assert_int_equal(listeners("/proc/net/tcp6", p.port, &loopback_only), 0);
 	assert_true(loopback_only);
-	stop_server(&p);
+	savetest_stop(&p);
 }
 
 int main(void)

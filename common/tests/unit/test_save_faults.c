@@ -16,10 +16,10 @@
 
 #include "clock.h"
 #include "evbase.h"
-#include "hashwork.h"
 #include "save.h"
 #include "saveinspect.h"
 #include "saveproc.h"
+#include "savetest.h"
 
 #include <event2/event.h>
 #include <fcntl.h>
@@ -63,56 +63,10 @@ static void tally_cb(uint64_t id, int ok, const char *why, void *arg)
 		assert_int_equal(saveproc_kill(t->server), 0);
 }
 
-static int64_t bound_ns(int64_t ms)
-{
-	const char *env = getenv("YIELDLAB_TIMEOUT_SCALE");
-	double scale = env ? atof(env) : 1.0;
-
-	return (int64_t)((double)ms * (scale > 1.0 ? scale : 1.0)) * CLOCK_NS_PER_MS;
-}
-
-static void digest_of(uint64_t id, char hex[65])
-{
-	char text[24];
-	uint8_t d[32];
-
-	snprintf(text, sizeof(text), "item-%llu", (unsigned long long)id);
-	hashwork_buffer(text, strlen(text), d);
-	hashwork_hex(d, hex);
-}
-
 static void start(struct saveproc *p, const struct saveproc_options *o)
 {
 	if (saveproc_start_logged(p, o) != 0)
 		fail_msg("saveproc_start_logged: %s", p->why);
-}
-
-static void stop(struct saveproc *p)
-{
-	if (saveproc_stop(p) != 0)
-		fail_msg("saveproc_stop: %s", p->why);
-}
-
-static struct save_client *client_for(struct event_base *base, int port,
-				      int pool, int timeout_ms)
-{
-	struct save_client_options o = { .port = port, .pool_size = pool,
-					 .timeout_ms = timeout_ms };
-	struct save_client *c = save_client_new(base, &o);
-
-	assert_non_null(c);
-	return c;
-}
-
-static void save_range(struct save_client *c, uint64_t from, uint64_t to,
-		       struct tally *t)
-{
-	char hex[65];
-
-	for (uint64_t id = from; id < to; id++) {
-		digest_of(id, hex);
-		assert_int_equal(save_client_save(c, id, hex, tally_cb, t), 0);
-	}
 }
 
 /* Every save of [0, n) ended exactly once. */
@@ -167,8 +121,8 @@ static void run_fail_ids(int status, const char *want_why)
 	o.fail_ids = "3,10-12";
 	o.fail_status = status;
 	start(&p, &o);
-	c = client_for(base, p.port, 4, 0);
-	save_range(c, 0, 20, &t);
+	c = savetest_client(base, p.port, 4, 0);
+	savetest_save_range(c, 0, 20, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), -1);
 	expect_each_done_once(&t, 20);
 	assert_int_equal(t.failed, 4);
@@ -186,7 +140,7 @@ static void run_fail_ids(int status, const char *want_why)
 	assert_int_equal(st.failed, 4);
 	expect_log_matches(&p, &t, 20, true);
 	save_client_free(c);
-	stop(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 
@@ -219,8 +173,8 @@ static void a_failing_id_fails_again_on_retry(void **state)
 	o.delay_ms = 0;
 	o.fail_ids = "0";
 	start(&p, &o);
-	c = client_for(base, p.port, 1, 0);
-	digest_of(0, hex);
+	c = savetest_client(base, p.port, 1, 0);
+	savetest_digest(0, hex);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(save_client_save(c, 0, hex, tally_cb, &t), 0);
 		assert_int_equal(save_client_drain(c), -1);
@@ -230,7 +184,7 @@ static void a_failing_id_fails_again_on_retry(void **state)
 	assert_int_equal(st.failed, 3);
 	assert_int_equal(st.stored, 0);
 	save_client_free(c);
-	stop(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 
@@ -252,8 +206,8 @@ static void close_after_drops_every_later_save_once(void **state)
 	o.delay_ms = 2;
 	o.close_after = 5;
 	start(&p, &o);
-	c = client_for(base, p.port, 1, 0);
-	save_range(c, 0, 12, &t);
+	c = savetest_client(base, p.port, 1, 0);
+	savetest_save_range(c, 0, 12, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), -1);
 	expect_each_done_once(&t, 12);
 	for (uint64_t id = 0; id < 12; id++) {
@@ -267,7 +221,7 @@ static void close_after_drops_every_later_save_once(void **state)
 	assert_int_equal(st.stored, 5);
 	expect_log_matches(&p, &t, 12, true);
 	save_client_free(c);
-	stop(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 
@@ -284,8 +238,8 @@ static void close_at_once_drops_the_first_save(void **state)
 	(void)state;
 	o.close_after = SAVEPROC_AT_ONCE;
 	start(&p, &o);
-	c = client_for(base, p.port, 3, 0);
-	save_range(c, 0, 6, &t);
+	c = savetest_client(base, p.port, 3, 0);
+	savetest_save_range(c, 0, 6, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), -1);
 	expect_each_done_once(&t, 6);
 	assert_int_equal(t.failed, 6);
@@ -293,7 +247,7 @@ static void close_at_once_drops_the_first_save(void **state)
 	assert_int_equal(st.dropped, 6);
 	assert_int_equal(st.stored, 0);
 	save_client_free(c);
-	stop(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 
@@ -315,11 +269,11 @@ static void exit_after_ends_the_server_and_every_save_ends(void **state)
 	o.delay_ms = 2;
 	o.exit_after = 4;
 	start(&p, &o);
-	c = client_for(base, p.port, 1, 0);
-	save_range(c, 0, 10, &t);
+	c = savetest_client(base, p.port, 1, 0);
+	savetest_save_range(c, 0, 10, tally_cb, &t);
 	start_ns = clock_monotonic_ns();
 	assert_int_equal(save_client_drain(c), -1);
-	assert_true(clock_monotonic_ns() - start_ns < bound_ns(5000));
+	assert_true(clock_monotonic_ns() - start_ns < savetest_bound_ns(5000));
 	expect_each_done_once(&t, 10);
 	assert_int_equal(t.ok, 4);
 	for (uint64_t id = 4; id < 10; id++)
@@ -329,7 +283,7 @@ static void exit_after_ends_the_server_and_every_save_ends(void **state)
 	assert_string_equal(t.why_of[9], "connection refused");
 	expect_log_matches(&p, &t, 10, true);
 	/* It exited on its own, with status 0. */
-	stop(&p);
+	savetest_stop(&p);
 	save_client_free(c);
 	event_base_free(base);
 }
@@ -350,18 +304,18 @@ static void a_server_killed_mid_run_fails_the_rest_once(void **state)
 	start(&p, &o);
 	t.kill_after_ok = 5;
 	t.server = &p;
-	c = client_for(base, p.port, 3, 0);
-	save_range(c, 0, 20, &t);
+	c = savetest_client(base, p.port, 3, 0);
+	savetest_save_range(c, 0, 20, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), -1);
 	expect_each_done_once(&t, 20);
 	assert_true(t.ok >= 5 && t.ok <= 7);
 	assert_int_equal(p.pid, 0);
 	expect_log_matches(&p, &t, 20, false);
-	save_range(c, 20, 21, &t);
+	savetest_save_range(c, 20, 21, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), -1);
 	assert_string_equal(t.why_of[20], "connection refused");
 	assert_int_equal(saveproc_kill(&p), -1);
-	stop(&p);
+	savetest_stop(&p);
 	save_client_free(c);
 	event_base_free(base);
 }
@@ -380,20 +334,20 @@ static void a_frozen_server_times_saves_out(void **state)
 	(void)state;
 	o.delay_ms = 0;
 	start(&p, &o);
-	c = client_for(base, p.port, 1, 300);
+	c = savetest_client(base, p.port, 1, 300);
 	assert_int_equal(saveproc_freeze(&p), 0);
-	save_range(c, 0, 1, &t);
+	savetest_save_range(c, 0, 1, tally_cb, &t);
 	start_ns = clock_monotonic_ns();
 	assert_int_equal(save_client_drain(c), -1);
 	took = clock_monotonic_ns() - start_ns;
 	assert_string_equal(t.why_of[0], "timeout");
-	assert_true(took >= 150 * CLOCK_NS_PER_MS && took < bound_ns(3000));
+	assert_true(took >= 150 * CLOCK_NS_PER_MS && took < savetest_bound_ns(3000));
 	assert_int_equal(saveproc_thaw(&p), 0);
-	save_range(c, 1, 2, &t);
+	savetest_save_range(c, 1, 2, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), 0);
 	assert_int_equal(saveproc_freeze(&p), 0);
 	/* saveproc_stop ends a frozen server too. */
-	stop(&p);
+	savetest_stop(&p);
 	save_client_free(c);
 	event_base_free(base);
 }
@@ -421,8 +375,8 @@ static void jitter_spreads_the_delays(void **state)
 	o.seed = 7;
 	o.max_in_flight = 100;
 	start(&p, &o);
-	c = client_for(base, p.port, 30, 0);
-	save_range(c, 0, 30, &t);
+	c = savetest_client(base, p.port, 30, 0);
+	savetest_save_range(c, 0, 30, tally_cb, &t);
 	assert_int_equal(save_client_drain(c), 0);
 	assert_int_equal(saveinspect_read_own_log(&p, &r, &n), 0);
 	assert_int_equal(n, 30);
@@ -430,7 +384,7 @@ static void jitter_spreads_the_delays(void **state)
 		int64_t wait = r[i].answered_ns - r[i].received_ns;
 
 		assert_true(wait >= 10 * CLOCK_NS_PER_MS);
-		assert_true(wait < 50 * CLOCK_NS_PER_MS + bound_ns(1000));
+		assert_true(wait < 50 * CLOCK_NS_PER_MS + savetest_bound_ns(1000));
 		lo = wait < lo ? wait : lo;
 		hi = wait > hi ? wait : hi;
 	}
@@ -438,7 +392,7 @@ static void jitter_spreads_the_delays(void **state)
 	assert_true(hi - lo > 20 * CLOCK_NS_PER_MS);
 	free(r);
 	save_client_free(c);
-	stop(&p);
+	savetest_stop(&p);
 	event_base_free(base);
 }
 

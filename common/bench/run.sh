@@ -364,6 +364,10 @@ cpu_ns() {
 serve_once() {
 	local name=$1 delay=$2 pid port cpu0 cpu1 rss i
 	shift 2
+	# Emptied here, not only by the child's redirection: that one runs
+	# after the fork, and the loop below could read the last server's
+	# port (a dead one: every save then fails with "connection refused").
+	: >"$TMP/srv.out"
 	"$@" --delay-ms "$delay" --max-in-flight "$PEER_CAP" >"$TMP/srv.out" 2>"$TMP/srv.err" &
 	pid=$!
 	for i in $(seq 100); do

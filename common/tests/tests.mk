@@ -22,12 +22,18 @@ CHECK_SCRIPTS := $(sort $(basename $(notdir $(wildcard common/tests/checks/*.sh)
 CHECK_SCRIPT_JOBS := $(foreach s,$(CHECK_SCRIPTS),$(call check_parts,$(s)))
 CHECK_LAB_JOBS := $(foreach l,$(SELECTED),lab-$(call lab_id,$(l)))
 # The slowest first, so that the run ends together (seconds on 2 cores
-# are printed after each job's lines).
-CHECK_SLOW := workflow-student workflow-submissions hostile-runtime workflow-tools \
-	hostile-attacks1 hostile-attacks2 hostile-attacks3 workflow-hostile \
-	workflow-gradescope hostile-grade-all san-thread lab-ex04 san-address clang saveserver
+# are printed after each job's lines), and the lab jobs before the quick
+# ones, so that seal (which waits for all of them) is not left alone at the
+# end.  make -j starts a job whose prerequisite is still running only once
+# it has been through the whole list: san-thread comes first so that
+# lab-ex04 (which waits for it) starts in its place, not last.
+CHECK_SLOW := san-thread workflow-student workflow-submissions lab-ex04 hostile-runtime \
+	workflow-tools hostile-attacks1 hostile-attacks2 hostile-attacks3 workflow-hostile \
+	workflow-gradescope hostile-grade-all san-address clang saveserver
 CHECK_ALL := $(CHECK_SCRIPT_JOBS) $(CHECK_LAB_JOBS) san-address san-thread unit harness seal
-CHECK_ALL := $(foreach j,$(CHECK_SLOW),$(filter $(j),$(CHECK_ALL))) $(filter-out $(CHECK_SLOW),$(CHECK_ALL))
+CHECK_FIRST := $(CHECK_SLOW) $(filter-out $(CHECK_SLOW),$(CHECK_LAB_JOBS))
+CHECK_ALL := $(foreach j,$(CHECK_FIRST),$(filter $(j),$(CHECK_ALL))) \
+	$(filter-out $(CHECK_FIRST),$(CHECK_ALL))
 
 # ccache, where installed: the check builds the same files in many trees
 # (the handout, a course copy, a Gradescope image, ...).  Its cache lives in

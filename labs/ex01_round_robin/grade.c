@@ -124,13 +124,54 @@ static void arm_watchdog(struct event_base *base, int64_t ms)
 	event_base_once(base, -1, EV_TIMEOUT, watchdog_cb, base, &tv);
 }
 
-/* Runs the loop until the task has finished or the watchdog fired. */
+/* Steps run by the grader's long-task step functions (spin_step,
+ * probe_step): the stall watch below reads it. */
+static int steps_taken;
+
+/* Windows of STALL_MS (scaled) in a row with the loop running and no step:
+ * the task is lost.  A live task steps in every pass the loop makes, and
+ * each window ends in a pass of its own, so a correct task can only look
+ * stalled for a window if the whole process was descheduled across its
+ * end; three such windows in a row do not happen.  A lost task (the stub,
+ * a yield that drops the task) then fails in 0.6 s, not at the deadline
+ * (3 s, 9 s under a sanitizer). */
+#define STALL_MS 200
+#define STALL_WINDOWS 3
+
+struct stall_watch {
+	struct event_base *base;
+	int steps_seen, idle_windows;
+};
+
+static void stall_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct stall_watch *s = arg;
+
+	(void)fd;
+	(void)what;
+	s->idle_windows = steps_taken == s->steps_seen ? s->idle_windows + 1 : 0;
+	s->steps_seen = steps_taken;
+	if (s->idle_windows >= STALL_WINDOWS)
+		event_base_loopbreak(s->base);
+}
+
+/* Runs the loop until the task has finished, the watchdog fired after ms
+ * (scaled), or the task stopped stepping (the stall watch). */
 static void run_until_done(struct world *w, struct rr_task *task, int64_t ms)
 {
+	struct stall_watch watch = { .base = w->base, .steps_seen = steps_taken };
+	int64_t window = grade_bound_ns(STALL_MS);
+	struct timeval tv = { .tv_sec = window / CLOCK_NS_PER_S,
+			      .tv_usec = (window % CLOCK_NS_PER_S) / CLOCK_NS_PER_US };
+	struct event *stall = event_new(w->base, -1, EV_PERSIST, stall_cb, &watch);
+
+	GRADE_EXPECT(stall && event_add(stall, &tv) == 0,
+		     "a stall watch (grader setup)", "event_new or event_add failed");
 	arm_watchdog(w->base, ms);
 	while (task->ev && !event_base_got_break(w->base) &&
 	       event_base_loop(w->base, EVLOOP_ONCE) == 0)
 		;
+	event_free(stall);
 }
 
 /* A grader-side step: records "s<i>", spins work_us, and on the step
@@ -147,6 +188,7 @@ static bool spin_step(struct rr_task *task, void *arg)
 	struct spinner *s = arg;
 
 	(void)task;
+	steps_taken++;
 	trace_add(s->trace, "s%d", s->next);
 	if (s->next == s->poke_step && write(s->poke_fd, "x", 1) != 1)
 		fail_msg("grader: could not write to the socket");
@@ -269,6 +311,7 @@ static bool probe_step(struct rr_task *task, void *arg)
 	struct timeval zero = { 0, 0 };
 
 	(void)task;
+	steps_taken++;
 	trace_add(p->trace, "s%d", p->next);
 	if (!t || write(p->fd, "x", 1) != 1)
 		fail_msg("grader: out of memory or the socket failed");

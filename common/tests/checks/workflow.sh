@@ -449,7 +449,7 @@ make_hostile() {
 	mkdir -p "$h/carol" "$h/erin/labs/ex01_round_robin" "$h/frank/labs/ex01_round_robin" "$z" "$h/gina"
 	# carol: the files alone; her ex02 is right, and her yield never
 	# returns from its 50th call in a process on: two of ex01's tests
-	# yield that often and hang (10 s, past SUB_TIMEOUT=8 below), the
+	# yield that often and hang (10 s, past SUB_TIMEOUT=4 below), the
 	# others end at once.
 	sed '/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tstatic unsigned calls;\n\tif (++calls >= 50)\n\t\tfor (;;)\n\t\t\t;/}' \
 		"$sol" >"$h/carol/round_robin.c"
@@ -540,11 +540,11 @@ hostile_checks() {
 		pass "LAB_TIMEOUT=ex01:4: the hanging lab is stopped at its own limit and says so; the next lab still scores 100" ||
 		fail "LAB_TIMEOUT=ex01:4: $(tr '\t\n' ' ;' <"$(sub_dir carol ex01+ex02)/summary.tsv" 2>/dev/null)"
 	# The whole-submission limit still holds, and says so.
-	(cd "$course" && make grade-submission SUB=../hostile/carol LAB=ex01 SUB_TIMEOUT=8) >"$tmp/subto.log" 2>&1
-	grep -q 'ran past its time limit of 8 s' "$(sub_dir carol)/results.json" &&
+	(cd "$course" && make grade-submission SUB=../hostile/carol LAB=ex01 SUB_TIMEOUT=4) >"$tmp/subto.log" 2>&1
+	grep -q 'ran past its time limit of 4 s' "$(sub_dir carol)/results.json" &&
 		[[ $(cat "$(sub_dir carol)/status") == *timeout* ]] &&
-		pass "SUB_TIMEOUT=8 stops a whole submission at 8 s, status timeout" ||
-		fail "SUB_TIMEOUT=8: $(cat "$(sub_dir carol)/status" 2>/dev/null)"
+		pass "SUB_TIMEOUT=4 stops a whole submission at 4 s, status timeout" ||
+		fail "SUB_TIMEOUT=4: $(cat "$(sub_dir carol)/status" 2>/dev/null)"
 }
 
 # ---- batch grading: lab by lab, warnings, the shared suite ------------------

@@ -164,16 +164,18 @@ check_seal() {
 # check_tsan_only LAB: wrong solutions whose mistake is a data race
 # (solutions/wrong/<lab>/tsan-only/) are rejected by the ThreadSanitizer
 # build of their catcher, which a plain make grade runs for the tests
-# marked GRADE_TEST_TSAN.
+# marked GRADE_TEST_TSAN.  They are built in a tree of the job's own:
+# the san-thread job builds $B/san-thread at the same time (a shared tree
+# would have two makes writing the same objects; 3 s of CPU on a cold cache).
 check_tsan_only() {
-	local lab=$1 src m catcher g out rc tag id
+	local lab=$1 src m catcher g out rc tag id tb="$TMP/tsan-build"
 	id=$(lab_id "$lab")
 	for src in solutions/wrong/"$lab"/tsan-only/*.patch; do
 		[ -f "$src" ] || continue
 		m=tsan-only/$(basename "$src" .patch)
 		catcher=$(sed -n 's/.*Caught by: *\([a-z0-9_]*\).*/\1/p' "$src" | head -1)
-		g="$B/san-thread/grader/wrong/$lab/$m"
-		if ! make -s BUILD="$B" SAN=thread "$g" >"$TMP/tsan-$id.log" 2>&1; then
+		g="$tb/san-thread/grader/wrong/$lab/$m"
+		if ! make -s BUILD="$tb" SAN=thread "$g" >"$TMP/tsan-$id.log" 2>&1; then
 			tail -5 "$TMP/tsan-$id.log"
 			fail "$id/wrong/$m: its TSan grader did not build"
 			continue

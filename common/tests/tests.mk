@@ -24,10 +24,8 @@ CHECK_LAB_JOBS := $(foreach l,$(SELECTED),lab-$(call lab_id,$(l)))
 # The slowest first, so that the run ends together (seconds on 2 cores
 # are printed after each job's lines), and the lab jobs before the quick
 # ones, so that seal (which waits for all of them) is not left alone at the
-# end.  make -j starts a job whose prerequisite is still running only once
-# it has been through the whole list: san-thread comes first so that
-# lab-ex04 (which waits for it) starts in its place, not last.
-CHECK_SLOW := san-thread workflow-student workflow-submissions lab-ex04 hostile-runtime \
+# end.
+CHECK_SLOW := workflow-student workflow-submissions lab-ex04 hostile-runtime san-thread \
 	workflow-tools hostile-attacks1 hostile-attacks2 hostile-attacks3 workflow-hostile \
 	workflow-gradescope hostile-grade-all san-address clang saveserver
 CHECK_ALL := $(CHECK_SCRIPT_JOBS) $(CHECK_LAB_JOBS) san-address san-thread unit harness seal
@@ -69,11 +67,10 @@ check-job-%: $(if $(CHECK_BUILT),,check-build)
 		"$$(sed -n 's/^-- //p' $(CHECK_LOGS)/$*.log | tail -1)"
 
 # The seal job seals every wrong solution's object: each lab's job builds
-# them.  A lab with wrong solutions only TSan catches builds TSan graders in
-# the tree the san-thread job builds: after it, never at the same time.
+# them.  (A job whose prerequisite is still running when make reaches it in
+# the list is started only after the whole list: no other job waits for
+# one, but seal, which comes last.)
 check-job-seal: $(addprefix check-job-,$(CHECK_LAB_JOBS))
-$(foreach l,$(SELECTED),$(if $(wildcard solutions/wrong/$(l)/tsan-only/*.patch),\
-	$(eval check-job-lab-$(call lab_id,$(l)): check-job-san-thread)))
 
 # The guides' commands must each have been run by another workflow part.
 check-job-workflow-guides: $(addprefix check-job-,$(filter-out workflow-guides,$(filter workflow-%,$(CHECK_ALL))))

@@ -54,6 +54,7 @@ static void task_cb(evutil_socket_t fd, short what, void *arg)
 {
 	volatile unsigned long spin = 0;
 	struct rr_task *task = arg;
+	rr_done_fn finish;
 	long start;
 
 	(void)fd;
@@ -67,10 +68,11 @@ static void task_cb(evutil_socket_t fd, short what, void *arg)
 	if (now_ns() - start > 1000000L)
 		for (;;)
 			spin++;
+	finish = task->done;
 	event_free(task->ev);
 	task->ev = NULL;
-	if (task->done)
-		task->done(task, task->arg);
+	if (finish)
+		finish(task, task->arg);
 }
 
 int rr_task_start(struct rr_task *task, struct event_base *base,

@@ -5,6 +5,12 @@
 .DEFAULT_GOAL := all
 # Keep objects that pattern rules made on the way (no rebuild next time)
 .SECONDARY:
+# Every rule is written here: without make's built-in ones, the ~900
+# dependency files a build tree holds are read in 0.03 s instead of 0.3 s
+# (make searched its built-in rules to remake each one), and make check
+# runs make hundreds of times.
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
 SHELL := /bin/bash
 
 # ---- knobs (documented in `make help` and README.md) -----------------------
@@ -242,7 +248,8 @@ SEL_APIS := $(patsubst %,$(O)/seal/%.api,$(SELECTED))
 # and calls of its own), built by a sub-make under SAN=.
 student_obj = $(BUILD)/obj/$(if $(filter 1,$(SOL)),solutions,labs)/$(1)/$($(1)_STUDENT:.c=.o)
 # Tests marked GRADE_TEST_TSAN also run from a ThreadSanitizer build.
-TSAN_LABS := $(if $(SAN),,$(foreach l,$(SELECTED),$(if $(shell grep -l GRADE_TEST_TSAN labs/$(l)/grade.c 2>/dev/null),$(l))))
+TSAN_LABS := $(if $(SAN),,$(patsubst labs/%/grade.c,%,$(shell grep -l GRADE_TEST_TSAN /dev/null \
+	$(SELECTED:%=labs/%/grade.c) 2>/dev/null)))
 tsan_grader = $(BUILD)/san-thread/grader/$($(1)_ID)$(SUFFIX)
 lab_args = --lab $(1) --grader $(O)/grader/$($(1)_ID)$(SUFFIX) \
 	--lister $(O)/grader/list/$($(1)_ID) --object $(call student_obj,$(1)) \

@@ -75,7 +75,7 @@ found_list() {
 find_student() {
 	local lab=$1 file=$2 alone=$3 id=${1%%_*} p strong=() weak=() pick=() worked=() sums suite_sums
 	while IFS= read -r -d '' p; do
-		[ "$(basename "$p")" = "$file" ] || continue
+		[ "${p##*/}" = "$file" ] || continue   # (no fork: every file, every lab)
 		case $p in
 		*/"$lab/$file" | */"$id/$file") strong+=("$p") ;;
 		*) weak+=("$p") ;;

@@ -42,11 +42,10 @@ run_make() {   # run_make LOG ARGS...: make in the tree, clean environment
 field() { "$tree/build/bin/grade-run" field --out "$tree/build/grade" --lab "$1" "$2"; }
 # Processes started from the tree (their working folder is in it): other
 # suites may be grading on the same machine at the same time.
+# (One find reads every working folder, not a readlink per process: this
+# runs after each attack.)
 leftovers() {
-	local p
-	for p in /proc/[0-9]*; do
-		[[ $(readlink "$p/cwd" 2>/dev/null) == "$tree"* ]] && echo "${p#/proc/}"
-	done
+	find /proc -mindepth 2 -maxdepth 2 -name cwd -lname "$tree*" 2>/dev/null | cut -d/ -f3
 }
 kill_leftovers() { local p; for p in $(leftovers); do kill -KILL "$p" 2>/dev/null; done; }
 ok() { echo "PASS hostile: $*"; }

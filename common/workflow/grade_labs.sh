@@ -32,6 +32,14 @@ meta="$suite/build/workflow"
 max_bytes=$((1024 * 1024))
 log_cap=${YIELDLAB_LOG_CAP:-262144}
 
+# The submission's overall limit (submissions.sh) signals this script and
+# its process group, never the lab's session (run_lab): that session is
+# ended here before leaving.  Left running, its runner wrote the lab's
+# results after the caller had marked the lab "ran past its time limit",
+# and the report lost the tests it had not reached (47/58, not 47/100).
+lab_sid=''
+trap '[ -n "$lab_sid" ] && pkill -KILL -s "$lab_sid" 2>/dev/null; exit 143' TERM INT
+
 # shown PATH: a found file as the student knows it: relative to the
 # submission, or "archive.zip: path/in/it".
 shown() {
@@ -140,7 +148,7 @@ lab_limit() { wf_lab_limit "$meta/lists/$1.list" "${1%%_*}"; }
 # never a process group leader, so setsid makes the session in that very
 # process (no fork), and the id needs no file.
 run_lab() {
-	local out sid capper
+	local out capper
 	# Not a pipe we wait on: what is left of the session still holds its
 	# write end, so it is killed first, and only then is the log complete.
 	exec {out}> >(cap_stream "$log_cap" >"$3")
@@ -151,11 +159,12 @@ run_lab() {
 			make -s --no-print-directory -C "$suite" BUILD=build grade LAB="$1" \
 			STUDENT_WERROR="${YIELDLAB_STUDENT_WERROR:-0}" WERROR="${YIELDLAB_WERROR:-1}"
 	) </dev/null >&"$out" 2>&1 {out}>&- &
-	sid=$!
+	lab_sid=$!
 	exec {out}>&-
-	wait "$sid"
+	wait "$lab_sid"
 	rc=$?
-	pkill -KILL -s "$sid" 2>/dev/null
+	pkill -KILL -s "$lab_sid" 2>/dev/null
+	lab_sid=''
 	wait "$capper"
 }
 

@@ -211,11 +211,15 @@ unpack() {
 }
 
 # sweep_session: kills what the submission left running: everything in its
-# session (by session id, never by name).
+# session (by session id, never by name).  TERM first: grade_labs.sh then
+# ends the session of the lab it is grading (a session of its own, which a
+# KILL of this one would leave running: Ctrl-C left a hanging lab's tests
+# running for up to its whole limit).
 sweep_session() {
 	local tries=0
 	[[ $sid =~ ^[0-9]+$ ]] || return 0
 	[ "$sid" != "$(ps -o sid= -p $BASHPID | tr -d ' ')" ] || return 0
+	pkill -TERM -s "$sid" 2>/dev/null && sleep 0.2
 	while pgrep -s "$sid" >/dev/null 2>&1 && [ $tries -lt 50 ]; do
 		pkill -KILL -s "$sid" 2>/dev/null
 		sleep 0.1

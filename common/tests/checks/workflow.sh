@@ -15,7 +15,8 @@
 #               STUDENT_WERROR=, a tampered shared suite;
 #  hostile      grade-all of submissions that hang, crash, miss their
 #               file, do not compile, flood their output; LAB_TIMEOUT=,
-#               SUB_TIMEOUT=;
+#               SUB_TIMEOUT= and Ctrl-C in the middle of a lab (nothing of
+#               it left running);
 #  gradescope   make autograder(s), simulate.sh and run_autograder in a
 #               simulated /autograder, autograder.conf's settings;
 #  guides       every command the guides show is one a part above ran
@@ -514,7 +515,7 @@ hostile_roster_checks() {
 }
 
 hostile_checks() {
-	local roster="$course/build/submissions/roster.csv" left
+	local roster="$course/build/submissions/roster.csv" left res
 	[ -f "$course/dist/yieldlab-handout.tar.gz" ] || return
 	make_hostile
 	(cd "$course" && make -j2 grade-all SUBS=../hostile LAB=ex01,ex02) >"$tmp/hostile.log" 2>&1 ||
@@ -539,12 +540,57 @@ hostile_checks() {
 		grep -q 'ex01 ran past its time limit of 4 s' "$(sub_dir carol ex01+ex02)/results.json" &&
 		pass "LAB_TIMEOUT=ex01:4: the hanging lab is stopped at its own limit and says so; the next lab still scores 100" ||
 		fail "LAB_TIMEOUT=ex01:4: $(tr '\t\n' ' ;' <"$(sub_dir carol ex01+ex02)/summary.tsv" 2>/dev/null)"
-	# The whole-submission limit still holds, and says so.
+	# The whole-submission limit still holds, and says so.  It strikes in
+	# the middle of a lab: that lab's session (one of its own) must end with
+	# the submission, or its runner goes on grading and rewrites the lab's
+	# results after the report (seen: 76/100 from tests run after the limit,
+	# or 47/58 with the unreached tests gone).
 	(cd "$course" && make grade-submission SUB=../hostile/carol LAB=ex01 SUB_TIMEOUT=4) >"$tmp/subto.log" 2>&1
-	grep -q 'ran past its time limit of 4 s' "$(sub_dir carol)/results.json" &&
-		[[ $(cat "$(sub_dir carol)/status") == *timeout* ]] &&
-		pass "SUB_TIMEOUT=4 stops a whole submission at 4 s, status timeout" ||
-		fail "SUB_TIMEOUT=4: $(cat "$(sub_dir carol)/status" 2>/dev/null)"
+	left=$(carol_left)
+	res="$(sub_dir carol)/results.json"
+	grep -q 'ran past its time limit of 4 s' "$res" && [[ $(cat "$(sub_dir carol)/status") == *timeout* ]] &&
+		[ "$left" = 0 ] && [ "$(json_get "$res" "len(d['tests'])")" = "$(ex01_tests)" ] &&
+		pass "SUB_TIMEOUT=4 stops a whole submission at 4 s, status timeout: nothing left running, every test listed" ||
+		fail "SUB_TIMEOUT=4: status $(cat "$(sub_dir carol)/status" 2>/dev/null), $left processes left, $(json_get "$res" "len(d['tests'])" 2>/dev/null) tests listed"
+	interrupt_checks
+}
+
+# carol_left: how many processes of carol's grading still run, once those
+# just killed have had 2 s to go (a sandboxed test dies with its runner,
+# a moment later); an orphaned lab runs on for its whole limit.
+carol_left() {
+	local n
+	for _ in $(seq 20); do
+		n=$(find /proc -mindepth 2 -maxdepth 2 -name cwd -lname "$course/build/submissions/carol*" \
+			2>/dev/null | grep -c . || true)
+		[ "$n" = 0 ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+
+# Ctrl-C while a lab is being graded: grade-submission stops and says so,
+# and the lab's own session ends with it (a KILL of the submission's
+# session alone left the hanging lab running for its whole limit).  make
+# is a background job here, which starts with SIGINT ignored: env gives it
+# back its default, as a terminal's make has.
+interrupt_checks() {
+	local bg rc left
+	(cd "$course" && exec setsid env --default-signal=INT \
+		make -s grade-submission SUB=../hostile/carol LAB=ex01) >"$tmp/ctrl-c.log" 2>&1 &
+	bg=$!
+	for _ in $(seq 300); do
+		grep -q '== ex01: grading' "$tmp/ctrl-c.log" && break
+		sleep 0.1
+	done
+	sleep 1
+	kill -INT -- -"$bg" 2>/dev/null
+	wait "$bg"
+	rc=$?
+	left=$(carol_left)
+	[ $rc -ne 0 ] && [ "$left" = 0 ] && grep -q 'interrupted: .*carol was not graded' "$tmp/ctrl-c.log" &&
+		pass "Ctrl-C during grade-submission: it stops and says so, and the lab being graded is killed too" ||
+		fail "Ctrl-C during grade-submission: exit $rc, $left processes left: $(tail -2 "$tmp/ctrl-c.log" | tr '\n' ' ')"
 }
 
 # ---- batch grading: lab by lab, warnings, the shared suite ------------------

@@ -248,8 +248,10 @@ SEL_APIS := $(patsubst %,$(O)/seal/%.api,$(SELECTED))
 # and calls of its own), built by a sub-make under SAN=.
 student_obj = $(BUILD)/obj/$(if $(filter 1,$(SOL)),solutions,labs)/$(1)/$($(1)_STUDENT:.c=.o)
 # Tests marked GRADE_TEST_TSAN also run from a ThreadSanitizer build.
-TSAN_LABS := $(if $(SAN),,$(patsubst labs/%/grade.c,%,$(shell grep -l GRADE_TEST_TSAN /dev/null \
-	$(SELECTED:%=labs/%/grade.c) 2>/dev/null)))
+# (One grep for every lab: make starts hundreds of times in make check.)
+LABS_WITH_TSAN := $(patsubst labs/%/grade.c,%,$(shell grep -l GRADE_TEST_TSAN /dev/null \
+	$(SELECTED:%=labs/%/grade.c) 2>/dev/null))
+TSAN_LABS := $(if $(SAN),,$(LABS_WITH_TSAN))
 tsan_grader = $(BUILD)/san-thread/grader/$($(1)_ID)$(SUFFIX)
 lab_args = --lab $(1) --grader $(O)/grader/$($(1)_ID)$(SUFFIX) \
 	--lister $(O)/grader/list/$($(1)_ID) --object $(call student_obj,$(1)) \

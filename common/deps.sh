@@ -10,11 +10,14 @@ uses=(build)
 [ "${1:-}" = "--plots" ] && uses=(plots)
 here=$(dirname "$0")
 if command -v dpkg-query >/dev/null 2>&1; then
-	# Debian: the packages of common/packages.txt that are not installed.
-	while read -r p; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			need_pkgs+=("$p")
-	done < <(bash "$here/packages.sh" "${uses[@]}")
+	# Debian: the packages of common/packages.txt that are not installed
+	# (one query for them all; one dpkg does not know is missing too).
+	mapfile -t wanted < <(bash "$here/packages.sh" "${uses[@]}")
+	installed=$'\n'$(dpkg-query -W -f='${Package} ${Status}\n' "${wanted[@]}" 2>/dev/null |
+		awk '/ ok installed$/ { print $1 }')$'\n'
+	for p in "${wanted[@]}"; do
+		[[ $installed == *$'\n'"$p"$'\n'* ]] || need_pkgs+=("$p")
+	done
 else
 	# Elsewhere: what pkg-config and the PATH can tell, by Debian name.
 	pc_missing() { ! pkg-config --exists "$1" 2>/dev/null; }

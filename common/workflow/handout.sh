@@ -17,11 +17,15 @@ here=$(dirname "$0")
 out=$1 stage=$2
 [ -f Makefile ] && [ -d labs ] || wf_die 2 "run from the top of the suite (no Makefile and labs/ here)"
 
+# Every README.md of the handout, read once (not a grep of them all per
+# data file).
+readmes=$(find . \( -name solutions -o -name 'build*' -o -name dist \) -prune -o \
+	-name README.md -type f -print0 | xargs -0 -r cat)
+
 # named_by_readme PATH: true if some README.md of the handout names PATH
 # (its path or its file name).
 named_by_readme() {
-	grep -rqF --include=README.md -e "$1" -e "$(basename "$1")" \
-		--exclude-dir=solutions --exclude-dir='build*' --exclude-dir=dist . 2>/dev/null
+	[[ $readmes == *"$1"* || $readmes == *"${1##*/}"* ]]
 }
 
 handout_files() {

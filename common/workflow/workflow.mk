@@ -74,7 +74,7 @@ watch:
 # (common/CONTRIBUTING.md documents the columns).
 labs_info_space := $(subst x,,x) $(subst x,,x)
 labs_info_value = $(or $(subst $(labs_info_space),$(comma),$(strip $(1))),-)
-labs_info_tsan = $(if $(shell grep -l GRADE_TEST_TSAN labs/$(1)/grade.c 2>/dev/null),1,0)
+labs_info_tsan = $(if $(filter $(1),$(LABS_WITH_TSAN)),1,0)
 labs_info_line = '$($(1)_ID)' '$(1)' '$($(1)_STUDENT)' '$(or $($(1)_THREADS),0)' \
 	'$(call labs_info_tsan,$(1))' '$(call labs_info_value,$(notdir $($(1)_NEEDS)))' \
 	'$(call labs_info_value,$($(1)_PROVIDED))'

@@ -25,6 +25,7 @@ tmp=${TMP:-$(mktemp -d)}/hostile
 tree="$tmp/tree"
 rm -rf "$tmp" && mkdir -p "$tree"
 source common/workflow/lib.sh
+source common/tests/interrupt.sh
 wf_suite_files . | wf_copy_files . "$tree"
 cases=$(cd common/tests/checks/hostile && ls *.c)
 cp -r common/tests/checks/hostile "$tmp/cases"
@@ -182,17 +183,9 @@ part_runtime() {
 
 	# Ctrl-C during a hanging test: every test process is killed first.
 	cp "$tmp/cases/hang.c" "$student"
-	(cd "$tree" && exec setsid env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u LAB -u BUILD \
-		make -s grade LAB=ex01 >"$tmp/ctrl-c.log" 2>&1) &
-	bg=$!
-	for _ in $(seq 100); do
-		grep -q "^ex01_round_robin" "$tmp/ctrl-c.log" 2>/dev/null && break
-		sleep 0.1
-	done
-	sleep 1
-	kill -INT -- -"$bg" 2>/dev/null
-	wait "$bg"
-	rc=$?
+	interrupt_when "$tmp/ctrl-c.log" "^ex01_round_robin" "$tree" \
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u LAB -u BUILD make -s grade LAB=ex01
+	rc=$RC
 	sleep 0.3
 	if [ $rc -ne 0 ] && [ -z "$(leftovers)" ] && grep -q interrupted "$tmp/ctrl-c.log"; then
 		ok "Ctrl-C during a hanging test: make grade stops (exit $rc), the test is killed"

@@ -31,6 +31,7 @@
 set -u
 repo=$(pwd)
 . "$repo/common/workflow/lib.sh"
+. "$repo/common/tests/interrupt.sh"
 B=${BUILD:-build}
 wf_clean_env
 tmp=${TMP:-$(mktemp -d)}
@@ -571,26 +572,15 @@ carol_left() {
 
 # Ctrl-C while a lab is being graded: grade-submission stops and says so,
 # and the lab's own session ends with it (a KILL of the submission's
-# session alone left the hanging lab running for its whole limit).  make
-# is a background job here, which starts with SIGINT ignored: env gives it
-# back its default, as a terminal's make has.
+# session alone left the hanging lab running for its whole limit).
 interrupt_checks() {
-	local bg rc left
-	(cd "$course" && exec setsid env --default-signal=INT \
-		make -s grade-submission SUB=../hostile/carol LAB=ex01) >"$tmp/ctrl-c.log" 2>&1 &
-	bg=$!
-	for _ in $(seq 300); do
-		grep -q '== ex01: grading' "$tmp/ctrl-c.log" && break
-		sleep 0.1
-	done
-	sleep 1
-	kill -INT -- -"$bg" 2>/dev/null
-	wait "$bg"
-	rc=$?
+	local RC left
+	interrupt_when "$tmp/ctrl-c.log" '== ex01: grading' "$course" \
+		make -s grade-submission SUB=../hostile/carol LAB=ex01
 	left=$(carol_left)
-	[ $rc -ne 0 ] && [ "$left" = 0 ] && grep -q 'interrupted: .*carol was not graded' "$tmp/ctrl-c.log" &&
+	[ $RC -ne 0 ] && [ "$left" = 0 ] && grep -q 'interrupted: .*carol was not graded' "$tmp/ctrl-c.log" &&
 		pass "Ctrl-C during grade-submission: it stops and says so, and the lab being graded is killed too" ||
-		fail "Ctrl-C during grade-submission: exit $rc, $left processes left: $(tail -2 "$tmp/ctrl-c.log" | tr '\n' ' ')"
+		fail "Ctrl-C during grade-submission: exit $RC, $left processes left: $(tail -2 "$tmp/ctrl-c.log" | tr '\n' ' ')"
 }
 
 # ---- batch grading: lab by lab, warnings, the shared suite ------------------

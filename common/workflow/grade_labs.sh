@@ -38,7 +38,9 @@ log_cap=${YIELDLAB_LOG_CAP:-262144}
 # results after the caller had marked the lab "ran past its time limit",
 # and the report lost the tests it had not reached (47/58, not 47/100).
 lab_sid=''
-trap '[ -n "$lab_sid" ] && pkill -KILL -s "$lab_sid" 2>/dev/null; exit 143' TERM INT
+end_lab_session() { [ -z "$lab_sid" ] || pkill -KILL -s "$lab_sid" 2>/dev/null; }
+trap 'end_lab_session; exit 143' TERM
+trap 'end_lab_session; exit 130' INT
 
 # shown PATH: a found file as the student knows it: relative to the
 # submission, or "archive.zip: path/in/it".
@@ -163,7 +165,7 @@ run_lab() {
 	exec {out}>&-
 	wait "$lab_sid"
 	rc=$?
-	pkill -KILL -s "$lab_sid" 2>/dev/null
+	end_lab_session
 	lab_sid=''
 	wait "$capper"
 }

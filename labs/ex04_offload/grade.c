@@ -991,6 +991,7 @@ static void a_done_arrives_when_the_loop_answers_the_ring_at_once(void **state)
 }
 
 #define PROMPT_JOBS 21
+#define PROMPT_FAST 17   /* jobs of PROMPT_JOBS that must start at once */
 
 static void prompt_scenario(void *arg)
 {
@@ -998,8 +999,12 @@ static void prompt_scenario(void *arg)
 
 	ctx_init(c, 2, PROMPT_JOBS, 1, false);
 	for (int i = 0; i < PROMPT_JOBS && !c->setup_failed; i++) {
-		/* Let both workers go back to sleep first. */
-		clock_sleep_ns(2 * CLOCK_NS_PER_MS);
+		/* Let both workers go back to sleep first, for 2 to 98 ms: gaps
+		 * spread over a 100 ms cycle, so that workers that look only
+		 * now and then cannot fall into step with the submissions (a
+		 * fixed 2 ms gap let a 100 ms timed wait meet 4 jobs in 10 at
+		 * once, and pass). */
+		clock_sleep_ns((2 + (i * 37) % 97) * CLOCK_NS_PER_MS);
 		c->jobs[i].end_ns = clock_monotonic_ns();   /* submitted */
 		submit(c, marking_work, i);
 		if (c->submit_failures || !wait_worked(c, i + 1, 200))
@@ -1016,18 +1021,29 @@ static int cmp_int64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* How many of the PROMPT_JOBS delays are at most bound. */
+static int fast_starts(const int64_t *delay, int64_t bound)
+{
+	int n = 0;
+
+	for (int i = 0; i < PROMPT_JOBS; i++)
+		n += delay[i] <= bound;
+	return n;
+}
+
 /*
  * Catches: a lost wake-up (offload_submit queues the job but signals no
  * worker, or signals before the job is queued) and workers that look for
  * jobs only now and then (a sleep or a timed wait of tens of ms; frequent
  * looks are an_idle_pool_uses_no_cpu's).  21 jobs, one at a time, each
- * submitted to an idle pool of 2 workers: every job must start (its work
- * begin on a worker) within 200 ms (scaled) of offload_submit, and the
- * median delay must be under 20 ms (scaled).  Measured: a woken worker
- * starts in 0.005-0.03 ms on an idle machine; with two busy loops on the
- * two cores the median reached 1.7 ms (the woken worker waits for a core),
- * a 12x margin; a 10 ms timed wait gives 7.4-7.9 ms, so only looks 40 ms
- * or more apart fail here.
+ * submitted to an idle pool of 2 workers after a gap spread over 100 ms:
+ * every job must start (its work begin on a worker) within 200 ms (scaled)
+ * of offload_submit, and 17 of the 21 within 20 ms (scaled).  Measured: a
+ * woken worker starts in 0.005-0.03 ms on an idle machine; with two busy
+ * loops on the two cores the median reached 1.7 ms (the woken worker waits
+ * for a core).  Two workers that look every L ms start a job within 20 ms
+ * with a chance of 1 - (1 - 20/L)^2: 0.36 for L = 100, where 17 of 21 has
+ * a chance of 2 in 100,000; looks 50 ms or more apart fail nearly always.
  */
 static void a_job_submitted_to_an_idle_pool_starts_promptly(void **state)
 {
@@ -1046,11 +1062,11 @@ static void a_job_submitted_to_an_idle_pool_starts_promptly(void **state)
 		     "job %d never started while the loop waited: no worker "
 		     "woke up for it", started);
 	qsort(delay, PROMPT_JOBS, sizeof(delay[0]), cmp_int64);
-	GRADE_EXPECT(delay[PROMPT_JOBS / 2] <= bound,
-		     "median delay from offload_submit to the work's start under "
-		     "20 ms (a worker woken by the condition)",
-		     "median %.3f ms, worst %.3f ms: the workers look for jobs "
-		     "only now and then",
+	GRADE_EXPECT(delay[PROMPT_FAST - 1] <= bound,
+		     "17 of 21 jobs start within 20 ms of offload_submit (a "
+		     "worker woken by the condition)",
+		     "%d started that soon (median %.3f ms, worst %.3f ms): the "
+		     "workers look for jobs only now and then", fast_starts(delay, bound),
 		     clock_ns_to_ms(delay[PROMPT_JOBS / 2]),
 		     clock_ns_to_ms(delay[PROMPT_JOBS - 1]));
 	ctx_release(&c);

@@ -27,7 +27,8 @@ $(GRADE_KIT): $(O)/obj/common/grade/savelab.o
 # the same program under the names the scripts know.
 GRADE_OBJS := $(O)/obj/common/grade/grade.o $(O)/obj/common/grade/evalloc.o \
 	$(O)/obj/common/grade/libcfault.o $(GRADE_KIT)
-RUNNER_OBJS := $(patsubst %,$(O)/obj/common/grade/%.o,runner contain store results)
+RUNNER_OBJS := $(patsubst %,$(O)/obj/common/grade/%.o,runner contain store results) \
+	$(O)/obj/common/lib/saveserver_path.o
 GRADE_RUN := $(O)/bin/grade-run
 GRADE_REPORT := $(O)/bin/grade-report
 GRADE_NOTE := $(O)/bin/grade-note

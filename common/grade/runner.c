@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "results.h"
+#include "saveproc.h"
 
 #define MAX_LABS 32
 #define SHOWN_LINES 24
@@ -623,17 +624,14 @@ static int prepare_lab(const struct opts *op, struct lab *l)
 	return 0;
 }
 
-/* The save server of ex06-ex08 is the one this build made: make passes its
- * path (common/saveserver/saveserver.mk), and $YIELDLAB_SAVESERVER, when
- * set, wins.  It is named in the environment for the sandbox, which binds
- * it in when it sits under /tmp (contain.c). */
-#ifndef SAVEPROC_SERVER_PATH
-#error "SAVEPROC_SERVER_PATH: make passes the built server's path"
-#endif
+/* The save server of ex06-ex08 is the one this build made
+ * (saveproc_built_server), and $YIELDLAB_SAVESERVER, when set, wins.  It is
+ * named in the environment for the sandbox, which binds it in when it sits
+ * under /tmp (contain.c). */
 static void point_at_saveserver(void)
 {
-	if (!getenv("YIELDLAB_SAVESERVER") && access(SAVEPROC_SERVER_PATH, X_OK) == 0)
-		setenv("YIELDLAB_SAVESERVER", SAVEPROC_SERVER_PATH, 1);
+	if (!getenv("YIELDLAB_SAVESERVER") && access(saveproc_built_server, X_OK) == 0)
+		setenv("YIELDLAB_SAVESERVER", saveproc_built_server, 1);
 }
 
 static int print_totals(const char *out_dir, const char *only)

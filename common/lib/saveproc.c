@@ -17,11 +17,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The server this build made (common/saveserver/saveserver.mk). */
-#ifndef SAVEPROC_SERVER_PATH
-#error "SAVEPROC_SERVER_PATH: make passes the built server's path"
-#endif
-
 int saveproc_fail(struct saveproc *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -47,7 +42,7 @@ static const char *server_path(void)
 {
 	const char *env = getenv("YIELDLAB_SAVESERVER");
 
-	return env && *env ? env : SAVEPROC_SERVER_PATH;
+	return env && *env ? env : saveproc_built_server;
 }
 
 /* In the child, between fork and exec: async-signal-safe calls only. */

@@ -13,10 +13,10 @@
  *
  * The binary is $YIELDLAB_SAVESERVER when set (the grade runner sets it,
  * for a grader it runs from memory), else the server this build made: its
- * path comes from make (SAVEPROC_SERVER_PATH, common/saveserver/
- * saveserver.mk), never guessed from where the caller sits.  The path is
- * absolute: a build tree moved elsewhere after it was built looks for the
- * server where it was (the grade runner's own setting still finds it).
+ * path comes from make (saveproc_built_server below), never guessed from
+ * where the caller sits.  The path is absolute: a build tree moved
+ * elsewhere after it was built looks for the server where it was (the
+ * grade runner's own setting still finds it).
  */
 #ifndef YIELDLAB_SAVEPROC_H
 #define YIELDLAB_SAVEPROC_H
@@ -123,5 +123,9 @@ int saveproc_fail(struct saveproc *p, const char *fmt, ...)
 /* ms stretched by YIELDLAB_TIMEOUT_SCALE (>= 1) for slow machines, as the
  * graders' timeouts are. */
 int64_t saveproc_scaled_ms(int64_t ms);
+
+/* The server this build made: an absolute path, from make
+ * (common/saveserver/saveserver.mk, through saveserver_path.c). */
+extern const char saveproc_built_server[];
 
 #endif

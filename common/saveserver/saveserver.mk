@@ -12,9 +12,9 @@ tools: $(SAVESERVER)
 
 # saveproc starts the server this build makes, and the grade runner names
 # it to the sandbox: its path comes from here (absolute, so a grader, a
-# test or a program finds it from any folder).  $YIELDLAB_SAVESERVER
-# overrides it.
-$(O)/obj/common/lib/saveproc.o $(O)/obj/common/grade/runner.o: MODULE_CPPFLAGS := \
+# test or a program finds it from any folder), into one small file
+# (saveserver_path.c says why).  $YIELDLAB_SAVESERVER overrides it.
+$(O)/obj/common/lib/saveserver_path.o: MODULE_CPPFLAGS := \
 	-DSAVEPROC_SERVER_PATH='"$(abspath $(SAVESERVER))"'
 
 # The client tests start the server: build it first.

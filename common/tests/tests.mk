@@ -31,10 +31,12 @@ CHECK_LAB_JOBS := $(foreach l,$(SELECTED),lab-$(call lab_id,$(l)))
 # The slowest first, so that the run ends together (seconds on 2 cores
 # are printed after each job's lines), and the lab jobs before the quick
 # ones, so that seal (which waits for all of them) is not left alone at the
-# end.
-CHECK_SLOW := workflow-student workflow-submissions lab-ex04 hostile-runtime san-thread \
-	workflow-tools hostile-attacks1 hostile-attacks2 hostile-attacks3 workflow-hostile \
-	workflow-gradescope hostile-grade-all san-address clang saveserver
+# end.  The sanitizer jobs lead: they fill ccache with the ASan and TSan
+# objects that the workflow parts build again in their copies (a make
+# grade of the handout builds TSan graders, SAN=address an ASan one).
+CHECK_SLOW := san-thread san-address workflow-student workflow-submissions lab-ex04 \
+	hostile-runtime workflow-tools hostile-attacks1 hostile-attacks2 hostile-attacks3 \
+	workflow-hostile workflow-gradescope hostile-grade-all clang saveserver
 CHECK_ALL := $(CHECK_SCRIPT_JOBS) $(CHECK_LAB_JOBS) san-address san-thread unit harness seal
 CHECK_FIRST := $(CHECK_SLOW) $(filter-out $(CHECK_SLOW),$(CHECK_LAB_JOBS))
 CHECK_ALL := $(foreach j,$(CHECK_FIRST),$(filter $(j),$(CHECK_ALL))) \

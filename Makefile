@@ -323,7 +323,7 @@ help:
 	@echo '       STUDENT_WERROR=1 (warnings in your student files are errors; default: shown only),'
 	@echo '       CFLAGS=... (appended last), YIELDLAB_TIMEOUT_SCALE=2 (slower machine),'
 	@echo '       BUILD=dir (another build tree), STRICT=1 (make grade fails on a failing test),'
-	@echo '       CHART=name (make plots draws one chart)'
+	@echo '       CHART=name (make plots draws one chart), LINKER=bfd (default: gold where installed)'
 	@echo 'labs: $(foreach l,$(LABS),$(call lab_id,$(l)))'
 
 # Parts of common/ with targets of their own; they may use the lab variables.

@@ -74,6 +74,9 @@ ALL_CFLAGS = -std=c11 -O2 -g $(WARNINGS) $(SANFLAGS) $(CFLAGS)
 # 52 with the default (bfd), and every make grade links its graders afresh
 # (make check links about 630 times).  LINKER=bfd, or lld, picks another.
 LINKER ?= $(if $(wildcard /usr/bin/ld.gold),gold)
+ifneq ($(filter-out bfd gold lld mold,$(LINKER)),)
+$(error LINKER must be bfd, gold, lld or mold, not '$(LINKER)' (see make help))
+endif
 ALL_LDFLAGS = $(SANFLAGS) $(if $(LINKER),-fuse-ld=$(LINKER)) $(LDFLAGS)
 ALL_LDLIBS = $(PKG_LIBS) -lpthread -lm $(LDLIBS)
 

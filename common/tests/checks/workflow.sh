@@ -273,6 +273,8 @@ watch_checks() {
 		fail "make watch: expected two gradings; got: $(grep -E '^(== watch|Score)' "$log" | tr '\n' ' ')"
 	fi
 	usage_error "make watch without LAB= says so, exit 2" "$stu" "needs LAB=" "make watch"
+	usage_error "make grade with a bad SAN says so, exit 2" "$stu" "SAN must be" "make grade SAN=adress"
+	usage_error "make grade with a bad LINKER says so, exit 2" "$stu" "LINKER must be" "make grade LINKER=ld.gold"
 }
 
 # unpack_handout: the handout as a student unpacks it.

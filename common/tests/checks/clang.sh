@@ -28,5 +28,5 @@ if (unset MAKEFLAGS MFLAGS MAKELEVEL CFLAGS; nice make -s -j"${JOBS:-2}" BUILD="
 	echo "PASS clang: every program, grader, stub, reference and alternative compiles with $(clang --version | head -1 | sed 's/ (.*//') and -Werror ($(($(date +%s) - start)) s)"
 else
 	grep -E 'error|warning' "$log" | head -30
-	echo "FAIL clang: the suite does not build with clang -Werror (log above)"
+	echo "FAIL clang: the suite does not compile with clang -Werror (log above)"
 fi

@@ -12,7 +12,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 #include <cmocka.h>
 
 #include "clock.h"
@@ -345,15 +344,7 @@ static void connections_closed_while_the_loop_slept_are_replaced(void **state)
  * and under ASan), which spun 12 s of CPU for nothing. */
 static void hold_loop_ms(int64_t ms)
 {
-	int64_t until = clock_monotonic_ns() + ms * CLOCK_NS_PER_MS;
-	int64_t left;
-
-	while ((left = until - clock_monotonic_ns()) > 0) {
-		struct timespec ts = { .tv_sec = left / CLOCK_NS_PER_S,
-				       .tv_nsec = left % CLOCK_NS_PER_S };
-
-		nanosleep(&ts, NULL);   /* EINTR: the loop sleeps the rest */
-	}
+	clock_sleep_ns(ms * CLOCK_NS_PER_MS);
 }
 
 struct slice_run {

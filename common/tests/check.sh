@@ -52,8 +52,25 @@ if [ -z "${YIELDLAB_CHECK_COPY:-}" ]; then
 	fi
 fi
 
+# The run's scratch (suite copies, graded submissions, results: some
+# 100,000 files made and removed) goes on a tmpfs of the run's own where
+# it may mount one: as root, in a mount namespace of its own, so that no
+# other process sees the tmpfs and it goes with the run however the run
+# ends.  On an ext4 without a journal, as on the machine this was measured
+# on, making a file scans the inodes freed in the last seconds: the whole
+# run took 163 s with its scratch on disk and 144 s on a tmpfs (kernel CPU
+# 113 s -> 81 s).  Not root, or no unshare: on disk, as before.
+if [ -z "${YIELDLAB_CHECK_NS:-}" ] && [ "$(id -u)" = 0 ] &&
+	unshare --mount --propagation private true 2>/dev/null; then
+	exec env YIELDLAB_CHECK_NS=1 unshare --mount --propagation private bash common/tests/check.sh
+fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/yieldlab-check.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
+scratch=disk
+[ -n "${YIELDLAB_CHECK_NS:-}" ] && mount -t tmpfs -o mode=0700 yieldlab-check "$TMP" 2>/dev/null &&
+	scratch=tmpfs
+trap '{ [ $scratch = disk ] || umount -l "$TMP"; }; rm -rf "$TMP"' EXIT
+# Everything a job makes goes there, the compiler's temporary files too.
+export TMPDIR=$TMP
 check_make() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		make -s --no-print-directory BUILD="$B" LAB="$ONLY" CHECK_TMP="$TMP" "$@"
@@ -63,7 +80,7 @@ if ! check_make check-build; then
 	printf '\nFAIL build: see the compiler output above\n\n0 passed, 1 failed\n'
 	exit 1
 fi
-printf '  %-22s done  (%s)\n' build "$(sed -n 's/^-- //p' "$B/check/logs/build.log")"
+printf '  %-22s done  (%s; scratch on %s)\n' build "$(sed -n 's/^-- //p' "$B/check/logs/build.log")" $scratch
 check_make -j"$CHECK_JOBS" CHECK_BUILT=1 check-all
 status=$?
 echo "make check: $((SECONDS - start)) s"

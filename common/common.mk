@@ -34,7 +34,7 @@ GRADE_REPORT := $(O)/bin/grade-report
 GRADE_NOTE := $(O)/bin/grade-note
 $(GRADE_RUN): $(RUNNER_OBJS)
 	$(call msg,LD,$@)
-	@mkdir -p $(@D)
+	$(mkdir_target)
 	$(Q)$(CC) $(ALL_LDFLAGS) -o $@ $^ $$(pkg-config --libs libseccomp libcrypto) -lm
 $(GRADE_REPORT) $(GRADE_NOTE): $(GRADE_RUN)
 	$(Q)ln -f $< $@
@@ -42,7 +42,7 @@ $(GRADE_REPORT) $(GRADE_NOTE): $(GRADE_RUN)
 UNIT_TESTS := $(patsubst common/tests/unit/%.c,$(O)/test/%,$(wildcard common/tests/unit/test_*.c))
 $(O)/test/%: $(O)/obj/common/tests/unit/%.o $(COMMON_LIB)
 	$(call msg,LD,$@)
-	@mkdir -p $(@D)
+	$(mkdir_target)
 	$(Q)$(link)
 # The grader kit's allocation counter and C library faults, tested on
 # their own.
@@ -57,7 +57,7 @@ $(O)/test/test_saveinspect: $(O)/obj/common/grade/evalloc.o
 SELFTEST := $(O)/grader/selftest
 $(SELFTEST): $(O)/obj/common/tests/selftest.o $(GRADE_OBJS) $(COMMON_LIB) | $(GRADE_RUN)
 	$(call msg,LD,$@)
-	@mkdir -p $(@D)
+	$(mkdir_target)
 	$(Q)$(link)
 
 .PHONY: unit-tests

@@ -15,7 +15,7 @@ $(O)/bin/bench-doorbell: $(O)/obj/common/bench/doorbell.o
 $(O)/bin/bench-saveload: $(O)/obj/common/bench/saveload.o
 $(BENCH_PROGS): $(BENCH_UTIL) $(COMMON_LIB)
 	$(call msg,LD,$@)
-	@mkdir -p $(@D)
+	$(mkdir_target)
 	$(Q)$(link)
 
 # Built with everything else, so `make check` compiles them with -Werror.

@@ -5,7 +5,7 @@ SAVESERVER_OBJS := $(patsubst %.c,$(O)/obj/%.o,$(wildcard common/saveserver/*.c)
 
 $(SAVESERVER): $(SAVESERVER_OBJS) $(COMMON_LIB)
 	$(call msg,LD,$@)
-	@mkdir -p $(@D)
+	$(mkdir_target)
 	$(Q)$(link)
 
 tools: $(SAVESERVER)

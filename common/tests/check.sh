@@ -15,7 +15,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 3
 
-CHECK_JOBS=${CHECK_JOBS:-${JOBS:-3}}   # jobs at once; builds inside them use make -j2
+CHECK_JOBS=${CHECK_JOBS:-${JOBS:-$((2 * $(nproc)))}}   # jobs at once (tests.mk says why); builds inside them use make -j2
 B=${BUILD:-build}        # make BUILD=dir keeps a second tree apart
 ONLY=${LAB:-}            # LAB=ex02,ex03 checks only those labs
 

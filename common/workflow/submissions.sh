@@ -218,14 +218,17 @@ unpack() {
 # session's zombies are dead already, and where PID 1 is slow to reap the
 # orphaned ones (a container's init; here, once a second) waiting for them
 # cost every submission 1.2 s.
-LIVE_STATES=R,S,D,T,t
+# (A procps without -r, older than 3.3.16, counts every state, as before.)
+live=(-r R,S,D,T,t)
+pgrep "${live[@]}" -s 0 >/dev/null 2>&1
+[ $? -le 1 ] || live=()
 sweep_session() {
 	local tries=0
 	[[ $sid =~ ^[0-9]+$ ]] || return 0
 	[ "$sid" != "$(ps -o sid= -p $BASHPID | tr -d ' ')" ] || return 0
-	pkill -r "$LIVE_STATES" -TERM -s "$sid" 2>/dev/null && sleep 0.2
-	while pgrep -r "$LIVE_STATES" -s "$sid" >/dev/null 2>&1 && [ $tries -lt 50 ]; do
-		pkill -r "$LIVE_STATES" -KILL -s "$sid" 2>/dev/null
+	pkill "${live[@]}" -TERM -s "$sid" 2>/dev/null && sleep 0.2
+	while pgrep "${live[@]}" -s "$sid" >/dev/null 2>&1 && [ $tries -lt 50 ]; do
+		pkill "${live[@]}" -KILL -s "$sid" 2>/dev/null
 		sleep 0.1
 		tries=$((tries + 1))
 	done

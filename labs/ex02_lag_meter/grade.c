@@ -317,17 +317,25 @@ static void a_50ms_stall_shows_as_a_beat_at_least_45ms_late(void **state)
  * before the loop first polls, so they become active in the same pass, in
  * deadline order.  The beat runs 50 ms after the loop woke: at least 45 ms
  * late, while the cached time says ~2 ms.  The loop ends in that pass, so
- * no later beat can carry the stall instead.
+ * no later beat can carry the stall instead.  The scene is played twice,
+ * and both plays must show the stall: the mistake passed one play once,
+ * under load, cause not caught; the cached time is the wall clock, and a
+ * step of the VM's wall clock inside the 63 ms scene would do it.  Two
+ * such steps in two plays in a row is not a thing a machine does.
  */
-static void a_stall_in_the_same_pass_as_the_beat_is_measured_in_full(void **state)
+struct same_pass_play {
+	size_t count;
+	int64_t max_ns;
+	char samples[512];
+};
+
+static void play_a_stall_in_the_beat_s_pass(struct same_pass_play *play)
 {
 	static const int64_t stall_ns = 50 * MS;
 	struct event_base *base = precise_base();
 	struct lagm *m;
 	struct lagm_stats st;
-	char buf[2048];
 
-	(void)state;
 	at_ms(base, 8, stall_cb, (void *)&stall_ns);
 	m = started_meter(base, 10 * MS);
 	at_ms(base, 11, break_cb, base);
@@ -335,13 +343,27 @@ static void a_stall_in_the_same_pass_as_the_beat_is_measured_in_full(void **stat
 	event_base_dispatch(base);
 	lagm_stop(m);
 	lagm_get_stats(m, &st);
-	GRADE_EXPECT(st.count == 1 && st.max_ns >= 45 * MS,
-		     "one beat, run after a 50 ms callback of the same loop "
-		     "pass: at least 45 ms late",
-		     "%zu beat(s), worst %.2f ms; samples (ms): %s", st.count,
-		     clock_ns_to_ms(st.max_ns), samples_ms(m, buf, sizeof(buf)));
+	play->count = st.count;
+	play->max_ns = st.max_ns;
+	samples_ms(m, play->samples, sizeof(play->samples));
 	lagm_free(m);
 	event_base_free(base);
+}
+
+static void a_stall_in_the_same_pass_as_the_beat_is_measured_in_full(void **state)
+{
+	struct same_pass_play plays[2];
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		play_a_stall_in_the_beat_s_pass(&plays[i]);
+		GRADE_EXPECT(plays[i].count == 1 && plays[i].max_ns >= 45 * MS,
+			     "one beat, run after a 50 ms callback of the same "
+			     "loop pass: at least 45 ms late (each of 2 plays)",
+			     "play %d: %zu beat(s), worst %.2f ms; samples (ms): %s",
+			     i + 1, plays[i].count, clock_ns_to_ms(plays[i].max_ns),
+			     plays[i].samples);
+	}
 }
 
 /* One idle run: a 5 ms heartbeat for 300 ms on lagm_base_new()'s base. */

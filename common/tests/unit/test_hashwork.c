@@ -218,20 +218,15 @@ static int64_t time_item(struct hashwork *h, uint64_t i, uint64_t links)
  *  - the MEDIAN of 9 items must be under 15x the target: loaded 2-core VMs
  *    with sanitizers slow items by up to ~5x (measured: 1.0-1.6x plain,
  *    under six busy loops 2-3x); a rate read 15x too slow is a bug.
- * And a target twice as long gives more links: between 1.3x and 5x (a
- * target ignored gives 1x).  Measured here: idle, 83 ns per link, items
- * 3.96-4.09 ms, ratio 1.99-2.02; with seven other builds on the two cores,
- * 124-138 ns per link, fastest items 2.4-2.8 ms, ratios 1.9-3.3 (with 5
- * samples per calibration; 9 now); in make check, with its jobs side by
- * side, one calibration read 148 ns per link and the next about 83: 3.55x.
- * The two calibrations can each land anywhere from 83 to ~180 ns per link
- * under load, so the ratio can reach 2 x 180 / 83 = 4.3.
+ *  - each calibration's links take its target (4 ms, then 8 ms) at the
+ *    rate it measured, to within one link: a target ignored, or links
+ *    and rate in different units, miss it.  Two calibrations are never
+ *    compared with each other: under make check's load one measured 83 ns
+ *    per link and the next 146, so their ratio for a factor of two went
+ *    from 3.55x to 1.14x.  Measured here: idle, 83 ns per link, items
+ *    3.96-4.09 ms; with seven other builds on the two cores, 124-138 ns
+ *    per link, fastest items 2.4-2.8 ms.
  */
-/* The links of one calibration take the target at the rate it measured,
- * to within one link (rounding), and twice the target gives twice the links
- * at its own rate.  Two calibrations are never compared with each other:
- * under make check's load one measured 83 ns per link and the next 146, so
- * their ratio went from 3.55x to 1.14x for a factor of two. */
 static bool links_fit_the_rate(uint64_t links, double rate, int64_t target)
 {
 	double took = (double)links * rate;

@@ -101,12 +101,22 @@ attack() {   # attack CASE.c
 	aftermath "$name" 2
 }
 
-# The first make grade of a part, on the reference: the tree is built (the
-# labs the attacks use; every lab's stub is graded by the workflow check).
-build_tree() {
+# A part's tree starts with the reference as ex01's file; its first make
+# grade builds it.
+start_tree() {
 	cp "$tmp/ref.c" "$student"
 	touch "$tmp/stamp"
+}
+
+# The reference graded first (one part does it: it costs every part a
+# grade of two labs): the tree builds, ex01 gets full marks in it, so an
+# attack's 0 is the attack's doing, and bubblewrap is on.
+first_grade() {
+	start_tree
 	run_make "$tmp/first.log" grade LAB=ex01,ex02 || no "the first make grade failed (see $tmp/first.log)"
+	[ "$(field ex01_round_robin 2)" = 100 ] && ok "the reference scores 100 in the tree the attacks use" ||
+		no "the reference scored '$(field ex01_round_robin 2)' in the attacks' tree (see $tmp/first.log)"
+	bubblewrap_check
 }
 
 bubblewrap_check() {
@@ -129,9 +139,8 @@ bubblewrap_check() {
 # parts side by side end three times sooner).
 part_attacks() {
 	local i=0 c
-	build_tree
-	[ "$1" != 1 ] || bubblewrap_check
-	# hang.c and runtime.c are the runtime part's (runtime.c spins 5 s in
+	if [ "$1" = 1 ]; then first_grade; else start_tree; fi
+	# hang.c and runtime.c are the runtime part's (runtime.c hangs 5 s in
 	# one test: once per make check, not twice).
 	for c in $cases; do
 		[ "$c" = hang.c ] || [ "$c" = runtime.c ] && continue
@@ -141,7 +150,7 @@ part_attacks() {
 }
 
 part_runtime() {
-	build_tree
+	start_tree
 	# The runtime attacks, test by test.
 	tag() { "$tree/build/bin/grade-run" tags --out "$tree/build/grade" --lab ex01_round_robin |
 		awk -v n="$1" '$1 == n { print $2 }'; }
@@ -212,7 +221,9 @@ part_runtime() {
 }
 
 part_grade_all() {
-	build_tree
+	# The instructor's own results, which grade-all must leave as they are.
+	start_tree
+	run_make "$tmp/first.log" grade LAB=ex01 || no "the first make grade failed (see $tmp/first.log)"
 	# The same attacks through make grade-all (grade-submission's engine):
 	# one submission per attack, each holding only its ex01 file.
 	mkdir -p "$tmp/subs"

@@ -455,9 +455,9 @@ make_hostile() {
 	# returns from its 50th call in a process on: two of ex01's tests
 	# yield that often and hang (10 s, past SUB_TIMEOUT=4 below), the
 	# others end at once.  She hangs asleep: the limits stop a sleeping
-	# test as they stop a spinning one (hostile.sh's hang.c and runtime.c
-	# spin), and carol is graded four times here, which spun 18 s of the
-	# CPU the other jobs of make check need.
+	# test as they stop a spinning one (the harness's selftest spins into
+	# its limit), and carol is graded four times here, which spun 18 s of
+	# the CPU the other jobs of make check need.
 	sed '1i #include "clock.h"
 		/^int rr_yield(struct rr_task \*task)$/{n;s/^{$/{\n\tstatic unsigned calls;\n\tif (++calls >= 50)\n\t\tfor (;;)\n\t\t\tclock_sleep_ns(1000000000);/}' \
 		"$sol" >"$h/carol/round_robin.c"

@@ -41,9 +41,18 @@ static volatile sig_atomic_t interrupted;
 static bool seccomp_ok = true;
 static char seccomp_problem[160];
 /* bubblewrap: the file system read-only, a private /tmp, the results
- * folder hidden, loopback only, its own pid namespace. */
-static bool bwrap_ok;
+ * folder hidden, loopback only, its own pid namespace.  Whether it works
+ * here is learnt from the first process the runner contains (a test
+ * list): that run asks bwrap for its status (--json-status-fd), which
+ * names the child once the sandbox is made, so a sandbox that could not be
+ * made is told from a grader that failed without a throwaway sandbox of
+ * its own (one per grade run, some 370 per make check, ~5 ms of CPU
+ * each).  The status fd is bwrap's: the sandboxed process never has it. */
+enum bwrap_state { BWRAP_UNTRIED, BWRAP_ON, BWRAP_OFF };
+static enum bwrap_state bwrap_state;
 static char bwrap_problem[200];
+/* The status fd's number in the child, after fds 0-5 (child_exec). */
+#define STATUS_FD 6
 static char hidden_dir[PATH_MAX];
 
 static void on_interrupt(int sig)
@@ -58,7 +67,6 @@ bool contain_interrupted(void)
 }
 
 static void probe_seccomp(void);
-static void probe_bwrap(void);
 
 int contain_init(const char *out_dir)
 {
@@ -67,7 +75,11 @@ int contain_init(const char *out_dir)
 	if (!realpath(out_dir, hidden_dir))
 		hidden_dir[0] = '\0';
 	probe_seccomp();
-	probe_bwrap();
+	if (getenv("YIELDLAB_NO_BWRAP")) {
+		bwrap_state = BWRAP_OFF;
+		snprintf(bwrap_problem, sizeof(bwrap_problem),
+			 "turned off by YIELDLAB_NO_BWRAP");
+	}
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -88,8 +100,10 @@ const char *contain_describe(void)
 		 "limits on memory/processes/output/CPU, every descendant "
 		 "killed before the verdict; seccomp %s%s; bubblewrap %s%s",
 		 seccomp_ok ? "on" : "OFF: ", seccomp_ok ? "" : seccomp_problem,
-		 bwrap_ok ? "on (read-only files, private /tmp, loopback only)" :
-		 "OFF: ", bwrap_ok ? "" : bwrap_problem);
+		 bwrap_state == BWRAP_ON ?
+		 "on (read-only files, private /tmp, loopback only)" : "OFF: ",
+		 bwrap_state == BWRAP_ON ? "" : bwrap_state == BWRAP_OFF ?
+		 bwrap_problem : "not tried (nothing ran)");
 	return line;
 }
 
@@ -242,10 +256,11 @@ static int ro_bind(const char **a, int n, const char *path)
 	return n;
 }
 
-/* The options that make bubblewrap's sandbox; the command follows. */
-static int bwrap_args(const char **a, int seccomp_fd)
+/* The options that make bubblewrap's sandbox (with status_fd >= 0: and
+ * its status there); the command follows. */
+static int bwrap_args(const char **a, int seccomp_fd, int status_fd)
 {
-	static char fd_arg[16], cwd[PATH_MAX], server_path[PATH_MAX];
+	static char fd_arg[16], status_arg[16], cwd[PATH_MAX], server_path[PATH_MAX];
 	const char *server;
 	static const char *const fixed[] = {
 		"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
@@ -276,6 +291,11 @@ static int bwrap_args(const char **a, int seccomp_fd)
 		a[n++] = "--chdir";
 		a[n++] = cwd;
 	}
+	if (status_fd >= 0) {
+		snprintf(status_arg, sizeof(status_arg), "%d", status_fd);
+		a[n++] = "--json-status-fd";
+		a[n++] = status_arg;
+	}
 	if (seccomp_fd >= 0) {
 		snprintf(fd_arg, sizeof(fd_arg), "%d", seccomp_fd);
 		a[n++] = "--seccomp";
@@ -287,7 +307,7 @@ static int bwrap_args(const char **a, int seccomp_fd)
 
 /* The grader runs as /proc/self/fd/5 inside the sandbox (fd 5 is kept
  * open across bubblewrap's exec for that). */
-static void exec_in_bwrap(const struct contained *c)
+static void exec_in_bwrap(const struct contained *c, bool with_status)
 {
 	const char *a[64];
 	int n, filter = -1;
@@ -298,7 +318,7 @@ static void exec_in_bwrap(const struct contained *c)
 		    lseek(filter, 0, SEEK_SET) != 0)
 			_exit(126);
 	}
-	n = bwrap_args(a, filter);
+	n = bwrap_args(a, filter, with_status ? STATUS_FD : -1);
 	a[n++] = "/proc/self/fd/5";
 	for (int i = 1; c->argv[i] && n < 63; i++)
 		a[n++] = c->argv[i];
@@ -307,7 +327,8 @@ static void exec_in_bwrap(const struct contained *c)
 	_exit(127);
 }
 
-static void child_exec(const struct contained *c, pid_t runner)
+/* status_fd >= 0: bubblewrap is being tried, and reports there. */
+static void child_exec(const struct contained *c, pid_t runner, int status_fd)
 {
 	int devnull = open("/dev/null", O_RDONLY);
 	sigset_t none;
@@ -321,21 +342,23 @@ static void child_exec(const struct contained *c, pid_t runner)
 	signal(SIGHUP, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* fds 0-2 the usual, 3 the nonce, 4 the verdict, 5 the grader: moved
-	 * out of the way first, since any of them may sit on 0-5 now. */
-	int from[6] = { devnull, c->log_fd, c->log_fd, c->nonce_fd,
-			c->verdict_fd, c->exe_fd };
+	/* fds 0-2 the usual, 3 the nonce, 4 the verdict, 5 the grader, and
+	 * STATUS_FD bwrap's status when it is tried: moved out of the way
+	 * first, since any of them may sit on 0-6 now. */
+	int from[7] = { devnull, c->log_fd, c->log_fd, c->nonce_fd,
+			c->verdict_fd, c->exe_fd, status_fd };
+	int n = status_fd >= 0 ? 7 : 6;
 
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < n; i++)
 		if (from[i] < 0 || (from[i] = fcntl(from[i], F_DUPFD, 16)) < 0)
 			_exit(127);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < n; i++)
 		if (dup2(from[i], i) < 0)
 			_exit(127);
-	closefrom(6);
+	closefrom(n);
 	set_limits(c);
-	if (bwrap_ok)
-		exec_in_bwrap(c);
+	if (bwrap_state != BWRAP_OFF)
+		exec_in_bwrap(c, status_fd >= 0);
 	fcntl(5, F_SETFD, FD_CLOEXEC);
 	if (seccomp_ok && install_seccomp(c, -1) != 0)
 		_exit(126);
@@ -435,63 +458,64 @@ static void probe_seccomp(void)
 	}
 }
 
-/* Whether bubblewrap can make its sandbox here (root, or user namespaces),
- * tried once with the very options the tests get. */
-static void probe_bwrap(void)
+/* What the first contained run tells of bubblewrap: the sandbox was made
+ * if bwrap named its child on the status pipe (read once the run is over;
+ * bwrap writes it before the grader starts). */
+static void learn_bwrap(int status_read, const struct exit_info *e)
 {
-	const char *a[48];
-	int ws = 0, n;
-	pid_t pid;
+	char buf[512];
+	ssize_t n = read(status_read, buf, sizeof(buf) - 1);
 
-	if (getenv("YIELDLAB_NO_BWRAP")) {
-		snprintf(bwrap_problem, sizeof(bwrap_problem),
-			 "turned off by YIELDLAB_NO_BWRAP");
+	buf[n > 0 ? n : 0] = '\0';
+	if (strstr(buf, "\"child-pid\"")) {
+		bwrap_state = BWRAP_ON;
 		return;
 	}
-	n = bwrap_args(a, -1);
-	a[n++] = "true";
-	a[n] = NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		int null_fd = open("/dev/null", O_RDWR);
-
-		dup2(null_fd, 1);
-		dup2(null_fd, 2);
-		execvp("bwrap", (char *const *)a);
-		_exit(127);
-	}
-	bwrap_ok = pid > 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) &&
-		   WEXITSTATUS(ws) == 0;
-	if (!bwrap_ok)
-		snprintf(bwrap_problem, sizeof(bwrap_problem), "%s",
-			 WIFEXITED(ws) && WEXITSTATUS(ws) == 127 ?
-			 "bwrap is not installed (Debian: bubblewrap)" :
-			 "bwrap cannot make a sandbox here (needs root or user "
-			 "namespaces)");
+	bwrap_state = BWRAP_OFF;
+	snprintf(bwrap_problem, sizeof(bwrap_problem), "%s",
+		 e->finished && WIFEXITED(e->wstatus) && WEXITSTATUS(e->wstatus) == 127 ?
+		 "bwrap is not installed (Debian: bubblewrap)" :
+		 "bwrap cannot make a sandbox here (needs root or user "
+		 "namespaces)");
 }
 
 bool contain_sandboxed(void)
 {
-	return bwrap_ok;
+	return bwrap_state == BWRAP_ON;
 }
 
 int contain_run(const struct contained *c, struct exit_info *e)
 {
+	int status[2] = { -1, -1 };
 	double start;
 	pid_t pid, runner = getpid();
 
 	memset(e, 0, sizeof(*e));
+	if (bwrap_state == BWRAP_UNTRIED &&
+	    pipe2(status, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -1;
 	fflush(NULL);
 	start = now_s();
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0)
-		child_exec(c, runner);
+		child_exec(c, runner, status[1]);
 	e->finished = wait_until(pid, start + c->timeout_s, &e->wstatus,
 				 &e->interrupted);
 	e->seconds = now_s() - start;
 	e->swept = contain_sweep();
-	return 0;
+	if (status[0] < 0)
+		return 0;
+	close(status[1]);
+	learn_bwrap(status[0], e);
+	close(status[0]);
+	if (bwrap_state == BWRAP_ON || e->interrupted)
+		return 0;
+	/* No sandbox was made, so nothing ran: again, without bubblewrap,
+	 * on a log emptied of bwrap's complaint. */
+	if (c->log_fd >= 0 && (ftruncate(c->log_fd, 0) != 0 ||
+			       lseek(c->log_fd, 0, SEEK_SET) < 0))
+		return -1;
+	return contain_run(c, e);
 }

@@ -167,7 +167,27 @@ check_harness() {
 	else
 		pass "harness: nothing a test started is left running (double fork and setsid included)"
 	fi
+	check_bwrap_fallback "no bwrap on PATH" "bwrap is not installed" /nonexistent
+	# A bwrap that cannot make its sandbox (no user namespaces) says so
+	# on stderr and exits 1, like the real one.
+	mkdir -p "$TMP/nobwrap"
+	printf '#!/bin/sh\necho "bwrap: setting up uid map: Permission denied" >&2\nexit 1\n' >"$TMP/nobwrap/bwrap"
+	chmod +x "$TMP/nobwrap/bwrap"
+	check_bwrap_fallback "a bwrap that cannot make a sandbox" "bwrap cannot make a sandbox here" "$TMP/nobwrap:$PATH"
+}
 
+# check_bwrap_fallback WHAT REASON PATH: with PATH, the runner learns from
+# its first run (the test list) that bubblewrap is off, says why, and runs
+# the test unsandboxed: its crash is still told apart.
+check_bwrap_fallback() {
+	local out="$TMP/selftest-nobwrap" log="$TMP/selftest-nobwrap.log"
+	rm -rf "$out"
+	PATH=$3 "$B"/grader/selftest --out "$out" --test status_crash_segfault >"$log" 2>&1
+	if grep -q "bubblewrap OFF: $2" "$log" && [ "$(test_tag "$out" selftest status_crash_segfault)" = crash ]; then
+		pass "harness: $1: 'bubblewrap OFF: $2', and the test runs without it (a segfault is a crash)"
+	else
+		fail "harness: $1: expected 'bubblewrap OFF: $2' and a crash; got: $(head -c 400 "$log")"
+	fi
 }
 
 check_seal() {

@@ -47,12 +47,12 @@ AUTOGRADER_ENV = YIELDLAB_LIMIT='$(SUB_TIMEOUT)' YIELDLAB_LAB_TIMEOUT='$(LAB_TIM
 autograder: export YIELDLAB_OUT := $(DIST)/yieldlab-autograder.zip
 autograder: export YIELDLAB_LAB := $(LAB)
 autograder:
-	@$(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh "$$YIELDLAB_OUT" '$(BUILD)/autograder'
+	@$(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh '$(BUILD)/autograder' "$$YIELDLAB_OUT"
 
 # One zip per lab (LAB= narrows the set): dist/yieldlab-autograder-exNN.zip.
 autograders:
-	@$(foreach l,$(SELECTED),YIELDLAB_LAB=$($(l)_ID) $(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh \
-		'$(DIST)/yieldlab-autograder-$($(l)_ID).zip' '$(BUILD)/autograder' || exit 1;)
+	@$(AUTOGRADER_ENV) bash $(WORKFLOW)/autograder.sh '$(BUILD)/autograder' \
+		$(foreach l,$(SELECTED),'$(DIST)/yieldlab-autograder-$($(l)_ID).zip=$($(l)_ID)')
 
 status:
 	@bash $(WORKFLOW)/status.sh '$(GRADE_DIR)' '$(O)/grader' \

@@ -45,8 +45,11 @@ lab_of() {   # lab_of exNN: its directory name
 }
 
 # The runner is the only reader of the results files.
-# frag_field OUT LAB N: field N of a lab's result (lab score max passed count).
+# frag_field OUT LAB N[,N...]: fields of a lab's result (1 lab, 2 score,
+# 3 max, 4 passed, 5 count), several on one line.
 frag_field() { "$B"/bin/grade-run field --out "$1" --lab "$2" "$3" 2>/dev/null; }
+# frag_score OUT LAB: "score/max" (one call of the runner).
+frag_score() { frag_field "$1" "$2" 2,3 | tr ' ' /; }
 # test_tag OUT LAB TEST: the status the runner gave one test.
 test_tag() {
 	"$B"/bin/grade-run tags --out "$1" --lab "$2" 2>/dev/null |
@@ -150,6 +153,10 @@ check_harness() {
 	[ "$score" = "$npass" ] && [ "$(frag_field "$out" selftest 2)" = "$npass" ] &&
 		pass "harness: the score is the runner's ($npass), not the planted full-marks fragment" ||
 		fail "harness: score '$score', expected $npass: a planted or forged result counted"
+	n=$("$B"/grader/selftest --list | grep -c .)
+	[ "$(frag_field "$out" selftest 2,5)" = "$npass $n" ] && [ -z "$(frag_field "$out" selftest 2,9)" ] &&
+		pass "harness: grade-run field 2,5 gives score and count on one line; a field that is not there gives nothing" ||
+		fail "harness: grade-run field 2,5 gave '$(frag_field "$out" selftest 2,5)' (want '$npass $n'), 2,9 gave '$(frag_field "$out" selftest 2,9)'"
 	if grep -q zz_planted "$out/results.json"; then
 		fail "harness: a planted fragment was merged into results.json"
 	else
@@ -265,7 +272,7 @@ check_lab() {
 	build_wrong "$lab"
 	out="$TMP/sol-$id"
 	if "$B"/grader/"$id"-sol --out "$out" >"$TMP/sol-$id.log" 2>&1; then
-		pass "$id: the reference solution gets full marks ($(frag_field "$out" "$lab" 2)/$(frag_field "$out" "$lab" 3))"
+		pass "$id: the reference solution gets full marks ($(frag_score "$out" "$lab"))"
 	else
 		cat "$TMP/sol-$id.log"
 		fail "$id: the reference solution lost points"
@@ -287,15 +294,14 @@ check_lab() {
 		out="$TMP/wrong-$id-$m"
 		"$B"/grader/wrong/"$lab/$m" --out "$out" ${catcher:+--test "$catcher"} >"$out.log" 2>&1
 		rc=$?
-		score=$(frag_field "$out" "$lab" 2)
-		max=$(frag_field "$out" "$lab" 3)
+		score=$(frag_score "$out" "$lab")
 		tag=$(test_tag "$out" "$lab" "$catcher")
 		if [ -z "$catcher" ]; then
 			fail "$id/wrong/$m: no 'Caught by: <test>' line in its header"
 		elif [ $rc -eq 1 ] && [ -n "$tag" ] && [ "$tag" != pass ]; then
-			pass "$id/wrong/$m: rejected ($score/$max), $catcher: $tag"
+			pass "$id/wrong/$m: rejected ($score), $catcher: $tag"
 		else
-			fail "$id/wrong/$m: exit $rc, $score/$max, $catcher: '${tag:-not run}'"
+			fail "$id/wrong/$m: exit $rc, ${score:-no score}, $catcher: '${tag:-not run}'"
 		fi
 	done
 
@@ -309,7 +315,7 @@ check_lab() {
 		m=$(basename "$src" .c)
 		out="$TMP/alt-$id-$m"
 		if "$B"/grader/alt/"$lab/$m" --out "$out" >"$out.log" 2>&1; then
-			pass "$id/alt/$m: full marks ($(frag_field "$out" "$lab" 2)/$(frag_field "$out" "$lab" 3))"
+			pass "$id/alt/$m: full marks ($(frag_score "$out" "$lab"))"
 		else
 			cat "$out.log"
 			fail "$id/alt/$m: a correct alternative lost points"

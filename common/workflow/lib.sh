@@ -115,8 +115,9 @@ wf_grade_run() {
 		--lab "$(basename "$1" .frag)" "${@:3}" 2>/dev/null
 }
 
-# wf_frag_field FRAG N: field N of a lab's result (lab score max passed
-# count), empty when the file is missing, garbled or not signed.
+# wf_frag_field FRAG N[,N...]: fields of a lab's result (1 lab, 2 score,
+# 3 max, 4 passed, 5 count; several: one line, a space between), empty
+# when the file is missing, garbled or not signed.
 wf_frag_field() {
 	[ -f "$1" ] || return 0
 	wf_grade_run "$1" field "$2"

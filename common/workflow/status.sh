@@ -19,14 +19,11 @@ shift 2
 # lab_state LAB FILE: prints "state<TAB>score/max<TAB>detail".
 lab_state() {
 	local lab=$1 file=$2 frag="$grade_dir/labs/$1.frag" score max passed ran total detail
-	score=$(wf_frag_field "$frag" 2)
+	read -r score max passed ran <<<"$(wf_frag_field "$frag" 2,3,4,5)"
 	if [ -z "$score" ]; then
 		printf 'not started\t-\tnever graded\n'
 		return
 	fi
-	max=$(wf_frag_field "$frag" 3)
-	passed=$(wf_frag_field "$frag" 4)
-	ran=$(wf_frag_field "$frag" 5)
 	total=$ran
 	if [ -x "$grader_dir/${lab%%_*}" ]; then
 		total=$({ "$grader_dir/${lab%%_*}" --list 2>/dev/null || true; } | grep -c . || true)

@@ -324,11 +324,11 @@ grade_or_complete() {
 # (the flags seen, worst first; ok when none), both from the signed
 # fragments and the labs' states.
 write_summary() {
-	local l state f status=
+	local l state f score max status=
 	while read -r l _; do
 		state=$(cat "$work/state/$l")
-		printf '%s\t%s\t%s\t%s\n' "$l" "$(wf_frag_field "$out/labs/$l.frag" 2)" \
-			"$(wf_frag_field "$out/labs/$l.frag" 3)" "$state"
+		read -r score max <<<"$(wf_frag_field "$out/labs/$l.frag" 2,3)"
+		printf '%s\t%s\t%s\t%s\n' "$l" "${score:-}" "${max:-}" "$state"
 		case $state in missing | build-error | timeout) flags+=("$state") ;; esac
 	done <<<"$labs" >"$work/summary.tsv"
 	for f in error timeout build-error missing crash hang; do

@@ -180,7 +180,7 @@ first_grade_checks() {
 		frag="$stu/build/grade/labs/$lab.frag"
 		n=$("$stu/build/grader/${lab%%_*}" --list | grep -c .)
 		# (A stub that hangs is the labs section's finding, not repeated here.)
-		if [ "$(wf_frag_field "$frag" 2)" != 0 ] || [ "$(wf_frag_field "$frag" 5)" != "$n" ]; then
+		if [ "$(wf_frag_field "$frag" 2,5)" != "0 $n" ]; then
 			fail "handout: $lab was not graded to 0 on all its $n tests: $(head -1 "$frag" 2>/dev/null)"
 			bad=1
 		fi

@@ -96,6 +96,57 @@ static void start_chatty(struct world *w, struct rr_task *tasks,
 	}
 }
 
+/* Steps traced past any test's own (the longest traces ~100): a task that
+ * never ends is stopped there, and its test fails at once and says so,
+ * not at its 5 s timeout (a chatty step that never returns false spun
+ * there: 5 s of CPU for a student, and for make check's mutant sample). */
+#define RUNAWAY_STEPS 10000
+#define RUNAWAY_CHECK_MS 2
+
+/* A timer that looks at the trace every RUNAWAY_CHECK_MS.  A yield keeps an
+ * event active, so the loop never returns between passes: only a callback
+ * of its own can see a runaway task.  It re-arms only while other events
+ * remain, so a loop whose tasks are done still ends by itself, at most
+ * RUNAWAY_CHECK_MS later. */
+struct runaway_watch {
+	struct world *w;
+	struct event *ev;
+};
+
+static void runaway_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct runaway_watch *r = arg;
+	const struct timeval period = { 0, RUNAWAY_CHECK_MS * 1000 };
+
+	(void)fd;
+	(void)what;
+	if (trace_len(r->w->trace) >= RUNAWAY_STEPS)
+		event_base_loopbreak(r->w->base);
+	else if (event_base_get_num_events(r->w->base, EVENT_BASE_COUNT_ADDED |
+					   EVENT_BASE_COUNT_ACTIVE) > 0)
+		event_add(r->ev, &period);
+}
+
+/* event_base_dispatch(w->base) with the runaway watch on.  @return as
+ * event_base_dispatch: 1 nothing left, 0 loopbreak or loopexit, -1 error. */
+static int run_loop(struct world *w)
+{
+	const struct timeval period = { 0, RUNAWAY_CHECK_MS * 1000 };
+	struct runaway_watch r = { .w = w };
+	int rc;
+
+	r.ev = event_new(w->base, -1, 0, runaway_cb, &r);
+	GRADE_EXPECT(r.ev && event_add(r.ev, &period) == 0,
+		     "a runaway watch (grader setup)", "event_new or event_add failed");
+	rc = event_base_dispatch(w->base);
+	event_free(r.ev);
+	GRADE_EXPECT(trace_len(w->trace) < RUNAWAY_STEPS,
+		     "every task ends after its last step",
+		     "still stepping after %d steps: the grader stopped the loop",
+		     RUNAWAY_STEPS);
+	return rc;
+}
+
 static void expect_trace(struct world *w, const char *want)
 {
 	char *got = trace_join(w->trace, " ");
@@ -212,7 +263,7 @@ static void two_tasks_alternate_strictly(void **state)
 	(void)state;
 	world_init(&w);
 	start_chatty(&w, tasks, cc, 2, 3, RR_YIELD);
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	expect_trace(&w, "a0 b0 a1 b1 a2 b2");
 	world_free(&w);
 }
@@ -229,7 +280,7 @@ static void four_tasks_keep_fifo_order_every_round(void **state)
 	(void)state;
 	world_init(&w);
 	start_chatty(&w, tasks, cc, 4, 4, RR_YIELD);
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	expect_trace(&w, "a0 b0 c0 d0 a1 b1 c1 d1 a2 b2 c2 d2 a3 b3 c3 d3");
 	world_free(&w);
 }
@@ -432,7 +483,7 @@ static void yields_poll_on_a_second_base_too(void **state)
 	(void)state;
 	world_init(&first);
 	start_chatty(&first, tasks, cc, 1, 3, RR_YIELD);
-	event_base_dispatch(first.base);
+	run_loop(&first);
 	expect_trace(&first, "a0 a1 a2");
 	world_init(&second);
 	expect_a_poll_after_every_step(&second);
@@ -451,7 +502,7 @@ static void no_yield_mode_runs_one_task_to_completion_first(void **state)
 	(void)state;
 	world_init(&w);
 	start_chatty(&w, tasks, cc, 2, 3, RR_NO_YIELD);
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	expect_trace(&w, "a0 a1 a2 b0 b1 b2");
 	world_free(&w);
 }
@@ -507,7 +558,7 @@ static void the_first_step_waits_for_the_loop(void **state)
 		     "%zu step(s) already recorded when it returned (call "
 		     "event_active, do not call the callback yourself)",
 		     trace_len(w.trace));
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	expect_trace(&w, "a0 a1");
 	world_free(&w);
 }
@@ -524,7 +575,7 @@ static void steps_are_counted_in_both_modes(void **state)
 	world_init(&w);
 	start_chatty(&w, tasks, cc, 1, 5, RR_YIELD);
 	start_chatty(&w, tasks + 1, cc + 1, 1, 7, RR_NO_YIELD);
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	GRADE_EXPECT(tasks[0].steps == 5 && tasks[1].steps == 7,
 		     "task->steps == 5 for a 5-step RR_YIELD task and 7 for a "
 		     "7-step RR_NO_YIELD task",
@@ -568,7 +619,7 @@ static void expect_no_yield_in_a_long_no_yield_task(struct world *w)
 		     "%d step(s) after one pass, %d yield(s) -- in "
 		     "RR_NO_YIELD mode run every step in one callback, with no "
 		     "cap", steps, injected.calls);
-	event_base_dispatch(w->base);
+	run_loop(w);
 	injected.calls = 0;
 }
 
@@ -588,12 +639,12 @@ static void the_task_yields_once_between_steps(void **state)
 	injected = (struct counting_yield){ .fail_at = 1000 };
 	start_chatty(&w, tasks, cc, 1, 4, RR_YIELD);
 	tasks[0].yield = injected_yield;
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	with_yield = injected.calls;
 	injected.calls = 0;
 	start_chatty(&w, tasks, cc, 1, 4, RR_NO_YIELD);
 	tasks[0].yield = injected_yield;
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	without_yield = injected.calls;
 	expect_no_yield_in_a_long_no_yield_task(&w);
 	GRADE_EXPECT(with_yield == 3 && without_yield == 0,
@@ -622,7 +673,7 @@ static void a_failed_yield_ends_the_task_cleanly(void **state)
 	start_chatty(&w, tasks, cc, 2, 10, RR_YIELD);
 	cc[1].chatty.count = 3;
 	tasks[0].yield = injected_yield;
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	GRADE_EXPECT(trace_find(w.trace, "a3", 0) < 0,
 		     "no step after the 3rd yield failed",
 		     "steps went on: %s", trace_join(w.trace, " "));
@@ -678,7 +729,7 @@ static void start_reports_an_event_it_cannot_make(void **state)
 	world_init(&w);
 	/* A start that can succeed must: a stub's -1 is not "out of memory". */
 	start_chatty(&w, &ok_task, &ok, 1, 2, RR_YIELD);
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	GRADE_EXPECT(w.done_calls == 1, "a task started with memory to spare "
 		     "runs and calls done", "done was called %d time(s)",
 		     w.done_calls);
@@ -706,7 +757,7 @@ static void finished_tasks_free_every_event(void **state)
 	(void)state;
 	world_init(&w);
 	start_chatty(&w, tasks, cc, 3, 4, RR_YIELD);
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	GRADE_EXPECT(trace_len(w.trace) == 12 && w.done_calls == 3,
 		     "3 tasks of 4 steps: 12 steps, 3 calls of done",
 		     "%zu steps, %d calls of done", trace_len(w.trace),
@@ -732,7 +783,7 @@ static void done_may_be_null(void **state)
 	GRADE_EXPECT(rr_task_start(&task, w.base, chatty_step, NULL, &c,
 				   RR_YIELD) == 0,
 		     "rr_task_start() returns 0", "it returned -1");
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	expect_trace(&w, "a0 a1 a2");
 	GRADE_EXPECT(task.ev == NULL, "task->ev == NULL at the end",
 		     "%p", (void *)task.ev);
@@ -776,7 +827,7 @@ static void done_can_restart_its_task(void **state)
 	GRADE_EXPECT(rr_task_start(&task, w.base, chatty_step, restart_done,
 				   &r, RR_YIELD) == 0,
 		     "rr_task_start() returns 0", "it returned -1");
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	GRADE_EXPECT(!r.ev_was_set, "task->ev == NULL when done runs",
 		     "done saw task->ev set: free the event and clear task->ev "
 		     "BEFORE calling done");
@@ -842,7 +893,7 @@ static void expect_no_read_of_the_task_after_done(void)
 		GRADE_EXPECT(rr_task_start(task, w.base, count_step, unmap_done,
 					   &sc, modes[i]) == 0,
 			     "rr_task_start() returns 0", "it returned -1");
-		event_base_dispatch(w.base);
+		run_loop(&w);
 		GRADE_EXPECT(sc.dones == 1 && sc.steps == 200,
 			     "a 200-step task whose done frees *task: 200 steps, "
 			     "done once", "%d step(s), %d done call(s)",
@@ -868,7 +919,7 @@ static void done_may_free_the_task_memory(void **state)
 	GRADE_EXPECT(task && rr_task_start(task, w.base, count_step,
 					   scribble_done, &sc, RR_YIELD) == 0,
 		     "rr_task_start() returns 0", "it returned -1");
-	event_base_dispatch(w.base);
+	run_loop(&w);
 	GRADE_EXPECT(sc.dones == 1 && scribbled(task),
 		     "done called once, and *task untouched after done (done "
 		     "may free it)",
@@ -945,9 +996,9 @@ static void loop_ends_by_itself_when_tasks_finish(void **state)
 	(void)state;
 	world_init(&w);
 	start_chatty(&w, tasks, cc, 2, 5, RR_YIELD);
-	GRADE_EXPECT(event_base_dispatch(w.base) == 1,
-		     "event_base_dispatch() to return 1 (nothing left to wait "
-		     "for)", "it returned something else");
+	GRADE_EXPECT(run_loop(&w) == 1,
+		     "the loop to end by itself (event_base_dispatch's 1: "
+		     "nothing left to wait for)", "it returned something else");
 	GRADE_EXPECT_INT(w.done_calls, 2, "calls of done, one per task");
 	GRADE_EXPECT(tasks[0].ev == NULL && tasks[1].ev == NULL,
 		     "task->ev == NULL after the last step (event freed)",

@@ -88,6 +88,12 @@ report_bad() {
 	echo "run $1 $2: not full marks:"
 	echo "${fails:-    no signed result; the end of the log:}"
 	[ -n "$fails" ] || tail -5 "$3.log" | sed 's/^/      /'
+	# What each failing test expected and got (the runner's lines under
+	# it): a flake is rare, and its one report must say enough to fix it.
+	awk -v l="$lab" '$2 != "pass" { print $1 }' < <("$dir"/bin/grade-run tags --out "$3" --lab "$lab" 2>/dev/null) |
+		while read -r t; do
+			grep -A3 -E "^ +[a-z]+ +[0-9]+/[0-9]+ +$t " "$3.log" | tail -n +2 | sed 's/^ */      /'
+		done
 }
 
 for ((r = 1; r <= runs; r++)); do

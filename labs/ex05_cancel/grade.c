@@ -49,6 +49,9 @@ struct run {
 	int cancel_rc_in_done;   /* ... which returned this */
 	/* a cancel from a timer */
 	int64_t cancel_due_ns, cancel_ran_ns;
+	/* the loop thread's time runnable but without a CPU: when the cancel
+	 * was armed, and when done came (for a cancel's latency) */
+	int64_t cpu_wait_at_arm_ns, cpu_wait_at_done_ns;
 	int cancel_rc;
 	bool cancel_ran, cancel_after_done;
 	size_t rows_at_cancel;   /* task->rows_done when the cancel ran */
@@ -87,6 +90,23 @@ static void record_task_state(struct run *r)
 		r->cancel_rc_in_done = xf_cancel(&r->task);
 }
 
+/* Nanoseconds the calling thread has spent runnable but waiting for a CPU
+ * (the second field of /proc/thread-self/schedstat): a latency measured on
+ * the loop thread is the code's only once this is taken out.  0 where the
+ * file cannot be read (the check is then as strict as before). */
+static int64_t cpu_wait_ns(void)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	unsigned long long ran, waited = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &ran, &waited) != 2)
+			waited = 0;
+		fclose(f);
+	}
+	return (int64_t)waited;
+}
+
 static void record_done(enum xf_status status, size_t rows, void *arg)
 {
 	struct run *r = arg;
@@ -96,6 +116,8 @@ static void record_done(enum xf_status status, size_t rows, void *arg)
 	r->status = status;
 	r->rows_reported = rows;
 	r->done_ns = clock_monotonic_ns();
+	if (r->cancel_due_ns && !r->cpu_wait_at_done_ns)
+		r->cpu_wait_at_done_ns = cpu_wait_ns();
 	r->leased_at_done = r->table->leased;
 	if (!pthread_equal(pthread_self(), r->loop_thread))
 		r->done_off_loop = true;
@@ -190,6 +212,7 @@ static struct event *cancel_in_ms(struct run *r, int ms)
 	struct event *ev = evtimer_new(r->base, cancel_cb, r);
 
 	r->cancel_due_ns = clock_monotonic_ns() + ms * CLOCK_NS_PER_MS;
+	r->cpu_wait_at_arm_ns = cpu_wait_ns();
 	evtimer_add(ev, &tv);
 	return ev;
 }
@@ -308,15 +331,19 @@ static void start_ticking_task(struct run *r, size_t cancel_row)
  * one batch, and the step after it must stop: counted in rows, at most one
  * batch may follow the request — exact, whatever the load.  Time, the
  * secondary check: done within one batch + 400 ms (scaled) of the due
- * time.  Typical here: 0.3-0.7 ms; the worst seen with other builds
- * saturating both cores: ~200 ms; a task that ignores the request runs
- * the ~990 ms that remain.
+ * time, not counting the time the loop thread spent waiting for a CPU
+ * (its schedstat run delay: the scheduler's, not the code's).  Typical
+ * here: 0.3-0.7 ms; the worst seen with other builds saturating both
+ * cores: ~200 ms, and 546 ms with two labs graded at once beside two busy
+ * loops (stress.sh -k 40 -j 2: 1 run in 14), all of it waiting; a task
+ * that ignores the request runs the ~990 ms that remain, and one that
+ * delays done sleeps, which is not waiting for a CPU.
  */
 static void cancel_ten_ms_in_stops_within_one_yield_interval(void **state)
 {
 	int64_t row_ns;
 	size_t n = rows_for_ms(1000, &row_ns);
-	int64_t batch_ns = 100 * row_ns, latency;
+	int64_t batch_ns = 100 * row_ns, latency, starved;
 	struct event *timer;
 	struct run r;
 
@@ -326,7 +353,8 @@ static void cancel_ten_ms_in_stops_within_one_yield_interval(void **state)
 	timer = cancel_in_ms(&r, 10);
 	run_until_done(&r, 5000);
 	event_free(timer);
-	latency = r.done_ns - r.cancel_due_ns;
+	starved = r.cpu_wait_at_done_ns - r.cpu_wait_at_arm_ns;
+	latency = r.done_ns - r.cancel_due_ns - (starved > 0 ? starved : 0);
 	expect_done_once(&r, XF_CANCELLED);
 	GRADE_EXPECT(r.cancel_rc == 0 && !r.cancel_after_done,
 		     "xf_cancel() returns 0 while the task runs",
@@ -336,9 +364,11 @@ static void cancel_ten_ms_in_stops_within_one_yield_interval(void **state)
 		     "%zu rows done when xf_cancel() ran, %zu at the end",
 		     r.rows_at_cancel, r.rows_reported);
 	GRADE_EXPECT(latency < batch_ns + grade_bound_ns(400),
-		     "done within one yield interval (+400 ms) of the cancel",
-		     "%.2f ms after it was due (one batch: %.2f ms, whole run "
-		     "~1 s)", clock_ns_to_ms(latency),
+		     "done within one yield interval (+400 ms) of the cancel, "
+		     "not counting the time the loop waited for a CPU",
+		     "%.2f ms after it was due, not counting %.2f ms without a "
+		     "CPU (one batch: %.2f ms, whole run ~1 s)",
+		     clock_ns_to_ms(latency), clock_ns_to_ms(starved),
 		     clock_ns_to_ms(batch_ns));
 	GRADE_EXPECT(r.rows_reported < n, "a partial count",
 		     "%zu of %zu rows", r.rows_reported, n);

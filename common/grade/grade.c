@@ -76,6 +76,19 @@ int64_t grade_bound_ns(int64_t ms)
 	return (int64_t)((double)ms * grade_time_scale() * 1e6);
 }
 
+int64_t grade_cpu_wait_ns(const char *schedstat_path)
+{
+	FILE *f = fopen(schedstat_path, "r");
+	unsigned long long ran, waited = 0;
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &ran, &waited) != 2)
+			waited = 0;
+		fclose(f);
+	}
+	return (int64_t)waited;
+}
+
 void grade_fail(const char *file, int line, const char *expected,
 		const char *fmt, ...)
 {

@@ -65,6 +65,15 @@ double grade_time_scale(void);
 int64_t grade_bound_ns(int64_t ms);
 
 /*
+ * A thread's time runnable but waiting for a CPU, in ns, from its
+ * schedstat file (/proc/thread-self/schedstat, or /proc/self/task/TID/...);
+ * 0 where it cannot be read.  A real-time bound can leave it out: it is
+ * the scheduler's delay, not the code's, and code that sleeps does not
+ * wait for a CPU.
+ */
+int64_t grade_cpu_wait_ns(const char *schedstat_path);
+
+/*
  * Fails the running test with a student-facing message:
  *     expected: <expected>
  *          got: <printf(fmt, ...)>

@@ -220,7 +220,7 @@ struct tracked {
 	int done_calls;
 	uint8_t seen[32];       /* the digest as done saw it */
 	int64_t start_ns, end_ns;
-	int64_t cpu_wait_ns;    /* parallel: its worker's wait for a CPU since the submits */
+	int64_t cpu_wait_ns;    /* parallel: its worker's CPU wait since the submits */
 	pthread_t worker;
 };
 
@@ -903,21 +903,6 @@ static void shutdown_with_jobs_in_flight_finishes_them_and_returns(
  * (scaled: under a sanitizer a woken worker is slow to run). */
 #define PARALLEL_JOB_MS 50
 
-/* A thread's time runnable but waiting for a CPU, from a schedstat file
- * (its second field); 0 where it cannot be read. */
-static int64_t cpu_wait_in(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	unsigned long long ran, waited = 0;
-
-	if (f) {
-		if (fscanf(f, "%llu %llu", &ran, &waited) != 2)
-			waited = 0;
-		fclose(f);
-	}
-	return (int64_t)waited;
-}
-
 /* Every thread's CPU wait so far, by thread id, into c->waits. */
 static void note_cpu_waits(struct ctx *c)
 {
@@ -929,9 +914,10 @@ static void note_cpu_waits(struct ctx *c)
 	while (d && (e = readdir(d)) != NULL && c->n_waits < 64) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%.20s/schedstat", e->d_name);
+		snprintf(path, sizeof(path), "/proc/self/task/%.20s/schedstat",
+			 e->d_name);
 		c->waits[c->n_waits].tid = atoi(e->d_name);
-		c->waits[c->n_waits++].ns = cpu_wait_in(path);
+		c->waits[c->n_waits++].ns = grade_cpu_wait_ns(path);
 	}
 	if (d)
 		closedir(d);
@@ -944,7 +930,8 @@ static int64_t cpu_wait_since_noted(const struct ctx *c)
 
 	for (int i = 0; i < c->n_waits; i++)
 		if (c->waits[i].tid == tid)
-			return cpu_wait_in("/proc/thread-self/schedstat") - c->waits[i].ns;
+			return grade_cpu_wait_ns("/proc/thread-self/schedstat") -
+			       c->waits[i].ns;
 	return 0;
 }
 

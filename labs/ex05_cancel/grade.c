@@ -90,23 +90,6 @@ static void record_task_state(struct run *r)
 		r->cancel_rc_in_done = xf_cancel(&r->task);
 }
 
-/* Nanoseconds the calling thread has spent runnable but waiting for a CPU
- * (the second field of /proc/thread-self/schedstat): a latency measured on
- * the loop thread is the code's only once this is taken out.  0 where the
- * file cannot be read (the check is then as strict as before). */
-static int64_t cpu_wait_ns(void)
-{
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	unsigned long long ran, waited = 0;
-
-	if (f) {
-		if (fscanf(f, "%llu %llu", &ran, &waited) != 2)
-			waited = 0;
-		fclose(f);
-	}
-	return (int64_t)waited;
-}
-
 static void record_done(enum xf_status status, size_t rows, void *arg)
 {
 	struct run *r = arg;
@@ -117,7 +100,8 @@ static void record_done(enum xf_status status, size_t rows, void *arg)
 	r->rows_reported = rows;
 	r->done_ns = clock_monotonic_ns();
 	if (r->cancel_due_ns && !r->cpu_wait_at_done_ns)
-		r->cpu_wait_at_done_ns = cpu_wait_ns();
+		r->cpu_wait_at_done_ns =
+			grade_cpu_wait_ns("/proc/thread-self/schedstat");
 	r->leased_at_done = r->table->leased;
 	if (!pthread_equal(pthread_self(), r->loop_thread))
 		r->done_off_loop = true;
@@ -212,7 +196,7 @@ static struct event *cancel_in_ms(struct run *r, int ms)
 	struct event *ev = evtimer_new(r->base, cancel_cb, r);
 
 	r->cancel_due_ns = clock_monotonic_ns() + ms * CLOCK_NS_PER_MS;
-	r->cpu_wait_at_arm_ns = cpu_wait_ns();
+	r->cpu_wait_at_arm_ns = grade_cpu_wait_ns("/proc/thread-self/schedstat");
 	evtimer_add(ev, &tv);
 	return ev;
 }

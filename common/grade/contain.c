@@ -260,7 +260,8 @@ static int ro_bind(const char **a, int n, const char *path)
  * its status there); the command follows. */
 static int bwrap_args(const char **a, int seccomp_fd, int status_fd)
 {
-	static char fd_arg[16], status_arg[16], cwd[PATH_MAX], server_path[PATH_MAX];
+	static char fd_arg[16], status_arg[16];
+	static char cwd[PATH_MAX], server_path[PATH_MAX];
 	const char *server;
 	static const char *const fixed[] = {
 		"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
@@ -473,7 +474,8 @@ static void learn_bwrap(int status_read, const struct exit_info *e)
 	}
 	bwrap_state = BWRAP_OFF;
 	snprintf(bwrap_problem, sizeof(bwrap_problem), "%s",
-		 e->finished && WIFEXITED(e->wstatus) && WEXITSTATUS(e->wstatus) == 127 ?
+		 e->finished && WIFEXITED(e->wstatus) &&
+		 WEXITSTATUS(e->wstatus) == 127 ?
 		 "bwrap is not installed (Debian: bubblewrap)" :
 		 "bwrap cannot make a sandbox here (needs root or user "
 		 "namespaces)");
@@ -497,8 +499,13 @@ int contain_run(const struct contained *c, struct exit_info *e)
 	fflush(NULL);
 	start = now_s();
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		if (status[0] >= 0) {
+			close(status[0]);
+			close(status[1]);
+		}
 		return -1;
+	}
 	if (pid == 0)
 		child_exec(c, runner, status[1]);
 	e->finished = wait_until(pid, start + c->timeout_s, &e->wstatus,

@@ -78,22 +78,25 @@ grade_run_in_parallel() {
 # report_bad RUN ID OUT: counts and names the lab's tests that did not pass
 # in results folder OUT (a lab with no signed result counts as well).
 report_bad() {
-	local lab fails count
+	local lab failed count t
 	lab=$(awk -v id="$2" '$1 == id { print $2 }' <<<"$labs_info")
-	fails=$("$dir"/bin/grade-run tags --out "$3" --lab "$lab" 2>/dev/null |
-		awk -v l="$lab" '$2 != "pass" { print "    " l "/" $1 ": " $2 }')
+	failed=$("$dir"/bin/grade-run tags --out "$3" --lab "$lab" 2>/dev/null |
+		awk '$2 != "pass" { print $1, $2 }')
 	count=$("$dir"/bin/grade-run field --out "$3" --lab "$lab" 5 2>/dev/null)
-	[ -z "$fails" ] && [ -n "$count" ] && return 0
+	[ -z "$failed" ] && [ -n "$count" ] && return 0
 	bad=$((bad + 1))
 	echo "run $1 $2: not full marks:"
-	echo "${fails:-    no signed result; the end of the log:}"
-	[ -n "$fails" ] || tail -5 "$3.log" | sed 's/^/      /'
-	# What each failing test expected and got (the runner's lines under
-	# it): a flake is rare, and its one report must say enough to fix it.
-	awk -v l="$lab" '$2 != "pass" { print $1 }' < <("$dir"/bin/grade-run tags --out "$3" --lab "$lab" 2>/dev/null) |
-		while read -r t; do
-			grep -A3 -E "^ +[a-z]+ +[0-9]+/[0-9]+ +$t " "$3.log" | tail -n +2 | sed 's/^ */      /'
-		done
+	if [ -z "$failed" ]; then
+		echo "    no signed result; the end of the log:"
+		tail -5 "$3.log" | sed 's/^/      /'
+		return
+	fi
+	# Each failing test with what it expected and got (the runner's lines
+	# under it): a flake is rare, and its one report must say enough to fix.
+	while read -r t tag; do
+		echo "    $lab/$t: $tag"
+		grep -A3 -E "^ +[a-z]+ +[0-9]+/[0-9]+ +$t " "$3.log" | tail -n +2 | sed 's/^ */      /'
+	done <<<"$failed"
 }
 
 for ((r = 1; r <= runs; r++)); do

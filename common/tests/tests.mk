@@ -33,15 +33,15 @@ CHECK_SCRIPTS := $(sort $(basename $(notdir $(wildcard common/tests/checks/*.sh)
 CHECK_SCRIPT_JOBS := $(foreach s,$(CHECK_SCRIPTS),$(call check_parts,$(s)))
 CHECK_LAB_JOBS := $(foreach l,$(SELECTED),lab-$(call lab_id,$(l)))
 # The slowest first, so that the run ends together (seconds on 2 cores
-# are printed after each job's lines), and the lab jobs before the quick
-# ones, so that seal (which waits for all of them) is not left alone at the
-# end.  The sanitizer jobs lead: they fill ccache with the ASan and TSan
+# are printed after each job's lines; unit-save is long in wall time, not
+# in CPU), and the lab jobs before the quick ones, so that seal (which
+# waits for all of them) is not left alone at the end.  The sanitizer jobs lead: they fill ccache with the ASan and TSan
 # objects that the workflow parts build again in their copies (a make
 # grade of the handout builds TSan graders, SAN=address an ASan one).
 CHECK_SLOW := san-thread san-address workflow-student workflow-submissions lab-ex04 \
-	hostile-runtime workflow-tools hostile-attacks1 hostile-attacks2 hostile-attacks3 \
+	unit-save hostile-runtime workflow-tools hostile-attacks1 hostile-attacks2 hostile-attacks3 \
 	workflow-hostile workflow-gradescope hostile-grade-all clang saveserver
-CHECK_ALL := $(CHECK_SCRIPT_JOBS) $(CHECK_LAB_JOBS) san-address san-thread unit harness seal
+CHECK_ALL := $(CHECK_SCRIPT_JOBS) $(CHECK_LAB_JOBS) san-address san-thread unit-save unit harness seal
 CHECK_FIRST := $(CHECK_SLOW) $(filter-out $(CHECK_SLOW),$(CHECK_LAB_JOBS))
 CHECK_ALL := $(foreach j,$(CHECK_FIRST),$(filter $(j),$(CHECK_ALL))) \
 	$(filter-out $(CHECK_FIRST),$(CHECK_ALL))

@@ -40,7 +40,7 @@ CHECK_LAB_JOBS := $(foreach l,$(SELECTED),lab-$(call lab_id,$(l)))
 # grade of the handout builds TSan graders, SAN=address an ASan one).
 CHECK_SLOW := san-thread san-address workflow-student workflow-submissions lab-ex04 \
 	unit-save hostile-runtime workflow-tools hostile-attacks1 hostile-attacks2 hostile-attacks3 \
-	workflow-hostile workflow-gradescope hostile-grade-all clang saveserver
+	workflow-hostile workflow-gradescope workflow-handout hostile-grade-all clang saveserver
 CHECK_ALL := $(CHECK_SCRIPT_JOBS) $(CHECK_LAB_JOBS) san-address san-thread unit-save unit harness seal
 CHECK_FIRST := $(CHECK_SLOW) $(filter-out $(CHECK_SLOW),$(CHECK_LAB_JOBS))
 CHECK_ALL := $(foreach j,$(CHECK_FIRST),$(filter $(j),$(CHECK_ALL))) \

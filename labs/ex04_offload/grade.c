@@ -221,6 +221,7 @@ struct tracked {
 	uint8_t seen[32];       /* the digest as done saw it */
 	int64_t start_ns, end_ns;
 	int64_t cpu_wait_ns;    /* parallel: its worker's CPU wait since the submits */
+	int64_t submit_wait_ns; /* parallel: the submitter's, first push to its own */
 	pthread_t worker;
 };
 
@@ -946,6 +947,20 @@ static void sleepy_work(void *arg)
 	t->end_ns = clock_monotonic_ns();
 }
 
+/* The submits, each job noting how long the submitting thread had waited
+ * for a CPU since the first push (noted before its own push: the worker
+ * may start it at once). */
+static void submit_noting_waits(struct ctx *c, offload_work_fn work)
+{
+	int64_t first = grade_cpu_wait_ns("/proc/thread-self/schedstat");
+
+	for (int i = 0; i < c->n_jobs && c->submit_failures == 0; i++) {
+		c->jobs[i].submit_wait_ns =
+			grade_cpu_wait_ns("/proc/thread-self/schedstat") - first;
+		submit(c, work, i);
+	}
+}
+
 static void parallel_scenario(void *arg)
 {
 	struct ctx *c = arg;
@@ -957,30 +972,38 @@ static void parallel_scenario(void *arg)
 	clock_sleep_ns(grade_bound_ns(50));
 	note_cpu_waits(c);
 	if (!c->setup_failed)
-		submit_all(c, sleepy_work);
+		submit_noting_waits(c, sleepy_work);
 	if (!c->setup_failed && !c->submit_failures)
 		loop_until_dones(c, c->n_jobs, 3000);
 	ctx_close(c);
 }
 
-/* The most jobs whose [start, end) spans overlap one job's start, each
- * span moved back by the time its worker had waited for a CPU since the
- * submits (when it was woken, it was ready: the scheduler's delay is not
- * the pool's, and a worker that was never woken waited for nothing). */
+/* How far a job's span moves back: the time its worker waited for a CPU
+ * since the submits (when it was woken, it was ready: the scheduler's
+ * delay is not the pool's, and a worker that was never woken waited for
+ * nothing), and the time the submitter waited for one before pushing it
+ * (a push the scheduler held up starts its job late on any pool). */
+static int64_t excused_ns(const struct tracked *t)
+{
+	return t->cpu_wait_ns + t->submit_wait_ns;
+}
+
+/* The most jobs whose [start, end) spans, each moved back by its excused
+ * delay, overlap one job's start. */
 static int max_overlap(const struct ctx *c)
 {
 	int best = 0;
 
 	for (int i = 0; i < c->n_jobs; i++) {
 		const struct tracked *a = &c->jobs[i];
-		int64_t start_i = a->start_ns - a->cpu_wait_ns;
+		int64_t start_i = a->start_ns - excused_ns(a);
 		int n = 0;
 
 		for (int j = 0; j < c->n_jobs; j++) {
 			const struct tracked *b = &c->jobs[j];
 
-			n += b->start_ns - b->cpu_wait_ns <= start_i &&
-			     start_i < b->end_ns - b->cpu_wait_ns;
+			n += b->start_ns - excused_ns(b) <= start_i &&
+			     start_i < b->end_ns - excused_ns(b);
 		}
 		best = n > best ? n : best;
 	}
@@ -1003,7 +1026,12 @@ static int max_overlap(const struct ctx *c)
  * since the submits (schedstat): with two labs graded beside two busy
  * loops (stress.sh -k 20 -j 2: 1 run in 20), two workers woken on time
  * started over 50 ms late.  A worker never woken waits for no CPU, so the
- * burst mistake is not excused (20 of 20 rejected under two busy loops). */
+ * burst mistake is not excused (20 of 20 rejected under two busy loops).
+ * The submitter's own wait between its pushes is excused too: once in 40
+ * such runs, after the workers' waits were, two jobs still started too
+ * late to overlap.  A burst pushed that slowly finds the queue empty again
+ * and wakes a worker for each job: the mistake shows only in a fast burst,
+ * which has nothing to excuse. */
 #define PARALLEL_ROUNDS 5
 static void pool_runs_jobs_in_parallel_on_its_workers(void **state)
 {

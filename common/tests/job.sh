@@ -352,7 +352,6 @@ check_lab() {
 	done
 }
 
-# check_san SAN: the references under a sanitizer (TSan: the threaded labs).
 # Under ASan a test that leaks fails with LeakSanitizer's message (the
 # harness's fake lab, built with ASan, has a test that drops ten blocks):
 # the grader's own leak check, which makes the one at exit redundant.
@@ -373,6 +372,7 @@ check_leak_report() {
 	fi
 }
 
+# check_san SAN: the references under a sanitizer (TSan: the threaded labs).
 check_san() {
 	local san=$1 lab id out targets=()
 	local -a sel=()

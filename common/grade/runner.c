@@ -875,6 +875,21 @@ static int print_fields(const char *out_dir, const char *lab, const char *list)
 	return 0;
 }
 
+/* Whether list is "N" or "N,N,..." with each N a field number from 1. */
+static bool fields_valid(const char *list)
+{
+	const char *p = list;
+
+	while (p && *p >= '1' && *p <= '9') {
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == '\0')
+			return true;
+		p = *p == ',' ? p + 1 : NULL;
+	}
+	return false;
+}
+
 /* report, field, tags, note: the scripts' only way into the results. */
 static int cmd_read(const struct opts *op)
 {
@@ -1004,6 +1019,8 @@ int main(int argc, char **argv)
 				return usage("every --lab needs a --grader");
 		return op.n_labs ? cmd_grade(&op) : usage("no --lab to grade");
 	}
+	if (strcmp(op.cmd, "field") == 0 && !fields_valid(op.fields))
+		return usage("field needs N[,N...], field numbers from 1");
 	if (strcmp(op.cmd, "report") == 0 || strcmp(op.cmd, "field") == 0 ||
 	    strcmp(op.cmd, "tags") == 0 || strcmp(op.cmd, "note") == 0)
 		return cmd_read(&op);

@@ -176,6 +176,11 @@ check_harness() {
 	[ "$(frag_field "$out" selftest 2,5)" = "$npass $n" ] && [ -z "$(frag_field "$out" selftest 2,9)" ] &&
 		pass "harness: grade-run field 2,5 gives score and count on one line; a field that is not there gives nothing" ||
 		fail "harness: grade-run field 2,5 gave '$(frag_field "$out" selftest 2,5)' (want '$npass $n'), 2,9 gave '$(frag_field "$out" selftest 2,9)'"
+	"$B"/bin/grade-run field --out "$out" --lab selftest 2,x >/dev/null 2>"$TMP/field.err"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q 'field needs N\[,N...\]' "$TMP/field.err" && grep -q '^usage:' "$TMP/field.err" &&
+		pass "harness: grade-run field with a bad field list says so, with the usage, exit 2" ||
+		fail "harness: grade-run field 2,x: exit $rc, $(head -1 "$TMP/field.err")"
 	if grep -q zz_planted "$out/results.json"; then
 		fail "harness: a planted fragment was merged into results.json"
 	else

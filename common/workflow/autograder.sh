@@ -50,6 +50,15 @@ write_conf() {
 		wf_die 2 "the autograder settings are not valid (see above)"
 }
 
+# spec_lab OUT.zip[=LAB]: the lab that zip grades (YIELDLAB_LAB when no '=').
+spec_lab() {
+	if [[ $1 == *=* ]]; then
+		printf '%s\n' "${1#*=}"
+	else
+		printf '%s\n' "${YIELDLAB_LAB:-}"
+	fi
+}
+
 # to_zip ZIP FILE...: FILEs (in the stage's zip/ folder) added to ZIP.
 to_zip() {
 	local zip=$1
@@ -73,9 +82,7 @@ to_zip() {
 rm -rf "$stage" && mkdir -p "$stage/zip/yieldlab" && stage=$(cd "$stage" && pwd) ||
 	wf_die 1 "cannot create $stage"
 # The settings are checked before anything is copied.
-first=$1
-[[ $first == *=* ]] && write_conf "${first#*=}" "$stage/zip/autograder.conf" ||
-	write_conf "${YIELDLAB_LAB:-}" "$stage/zip/autograder.conf"
+write_conf "$(spec_lab "$1")" "$stage/zip/autograder.conf"
 wf_suite_files . | wf_copy_files . "$stage/zip/yieldlab" ||
 	wf_die 1 "copying the suite into $stage failed"
 install -m 755 common/gradescope/setup.sh common/gradescope/run_autograder \
@@ -84,8 +91,7 @@ install -m 755 common/gradescope/setup.sh common/gradescope/run_autograder \
 to_zip "$stage/suite.zip" setup.sh run_autograder finish.py yieldlab
 
 for spec in "$@"; do
-	out=${spec%%=*} lab=${YIELDLAB_LAB:-}
-	[[ $spec == *=* ]] && lab=${spec#*=}
+	out=${spec%%=*} lab=$(spec_lab "$spec")
 	mkdir -p "$(dirname "$out")" || wf_die 1 "cannot create the folder of $out"
 	out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 	write_conf "$lab" "$stage/zip/autograder.conf"

@@ -89,6 +89,11 @@ int64_t grade_cpu_wait_ns(const char *schedstat_path)
 	return (int64_t)waited;
 }
 
+int64_t grade_thread_cpu_wait_ns(void)
+{
+	return grade_cpu_wait_ns("/proc/thread-self/schedstat");
+}
+
 void grade_fail(const char *file, int line, const char *expected,
 		const char *fmt, ...)
 {

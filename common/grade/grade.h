@@ -73,6 +73,9 @@ int64_t grade_bound_ns(int64_t ms);
  */
 int64_t grade_cpu_wait_ns(const char *schedstat_path);
 
+/* The same for the calling thread. */
+int64_t grade_thread_cpu_wait_ns(void);
+
 /*
  * Fails the running test with a student-facing message:
  *     expected: <expected>

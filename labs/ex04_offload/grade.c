@@ -931,8 +931,7 @@ static int64_t cpu_wait_since_noted(const struct ctx *c)
 
 	for (int i = 0; i < c->n_waits; i++)
 		if (c->waits[i].tid == tid)
-			return grade_cpu_wait_ns("/proc/thread-self/schedstat") -
-			       c->waits[i].ns;
+			return grade_thread_cpu_wait_ns() - c->waits[i].ns;
 	return 0;
 }
 
@@ -952,11 +951,10 @@ static void sleepy_work(void *arg)
  * may start it at once). */
 static void submit_noting_waits(struct ctx *c, offload_work_fn work)
 {
-	int64_t first = grade_cpu_wait_ns("/proc/thread-self/schedstat");
+	int64_t first = grade_thread_cpu_wait_ns();
 
 	for (int i = 0; i < c->n_jobs && c->submit_failures == 0; i++) {
-		c->jobs[i].submit_wait_ns =
-			grade_cpu_wait_ns("/proc/thread-self/schedstat") - first;
+		c->jobs[i].submit_wait_ns = grade_thread_cpu_wait_ns() - first;
 		submit(c, work, i);
 	}
 }

@@ -100,8 +100,7 @@ static void record_done(enum xf_status status, size_t rows, void *arg)
 	r->rows_reported = rows;
 	r->done_ns = clock_monotonic_ns();
 	if (r->cancel_due_ns && !r->cpu_wait_at_done_ns)
-		r->cpu_wait_at_done_ns =
-			grade_cpu_wait_ns("/proc/thread-self/schedstat");
+		r->cpu_wait_at_done_ns = grade_thread_cpu_wait_ns();
 	r->leased_at_done = r->table->leased;
 	if (!pthread_equal(pthread_self(), r->loop_thread))
 		r->done_off_loop = true;
@@ -196,7 +195,7 @@ static struct event *cancel_in_ms(struct run *r, int ms)
 	struct event *ev = evtimer_new(r->base, cancel_cb, r);
 
 	r->cancel_due_ns = clock_monotonic_ns() + ms * CLOCK_NS_PER_MS;
-	r->cpu_wait_at_arm_ns = grade_cpu_wait_ns("/proc/thread-self/schedstat");
+	r->cpu_wait_at_arm_ns = grade_thread_cpu_wait_ns();
 	evtimer_add(ev, &tv);
 	return ev;
 }
